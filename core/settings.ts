@@ -1,0 +1,186 @@
+/**
+ * Service settings, read once from the environment, validated, then frozen. A bad value stops
+ * start-up with one line that names the variable.
+ */
+import path from "node:path";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+export type DatabaseClient = "sqlite" | "postgres" | "mysql";
+export type Plan = "free" | "starter" | "pro" | "business" | "enterprise";
+
+export interface Settings {
+  /** TCP port of the HTTP server; 0 picks a free one. */
+  port: number;
+  /** Interface to bind. */
+  host: string;
+  /** Folder for the embedded database and the generated master key. */
+  dataDir: string;
+  /** Where the store lives; `sqlite` resolves to a file (or `:memory:`). */
+  database: { client: DatabaseClient; url: string; filename?: string };
+  /** Redis for shared rate limits, cache invalidation and the live stream; unset = in process. */
+  redisUrl?: string;
+  /** 32-byte key for secrets at rest; unset = generated into dataDir with a warning. */
+  masterKey?: Buffer;
+  logLevel: LogLevel;
+  /** The address the service is reached at, used in links it hands out. */
+  publicBaseUrl: string;
+  /** npm package names of extra plugins to load. */
+  plugins: string[];
+  /** Config of service-wide plugins (event sinks, auth, prompt templates), by plugin name. */
+  pluginConfig: Record<string, unknown>;
+  /** The plan of the workspace `npm start` creates on first start. */
+  defaultPlan: Plan;
+  /** Express `trust proxy` value; unset = the client IP is the socket's. */
+  trustedProxies?: string;
+  /** development | production | test */
+  nodeEnv: string;
+}
+
+export class SettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`invalid setting ${variable}: ${reason}`);
+    this.name = "SettingsError";
+  }
+}
+
+const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const PLANS: Plan[] = ["free", "starter", "pro", "business", "enterprise"];
+
+function parsePort(raw: string): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) {
+    throw new SettingsError("PORT", `must be an integer from 0 to 65535 (got "${raw}")`);
+  }
+  return port;
+}
+
+/** `DATABASE_URL`: postgres://…, mysql://… (or mariadb://…), sqlite:path, sqlite::memory:. */
+export function parseDatabaseUrl(raw: string | undefined, dataDir: string): Settings["database"] {
+  if (raw === undefined || raw === "") {
+    const filename = path.join(dataDir, "sitevoice.db");
+    return { client: "sqlite", url: `sqlite:${filename}`, filename };
+  }
+  if (raw.startsWith("sqlite:")) {
+    const rest = raw.slice("sqlite:".length).replace(/^\/\//, "");
+    if (rest === "")
+      throw new SettingsError("DATABASE_URL", "sqlite: needs a file path or :memory:");
+    return {
+      client: "sqlite",
+      url: raw,
+      filename: rest === ":memory:" ? rest : path.resolve(rest),
+    };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError("DATABASE_URL", "is not a URL (postgres://, mysql:// or sqlite:path)");
+  }
+  switch (url.protocol) {
+    case "postgres:":
+    case "postgresql:":
+      return { client: "postgres", url: raw };
+    case "mysql:":
+    case "mariadb:":
+      return { client: "mysql", url: raw.replace(/^mariadb:/, "mysql:") };
+    default:
+      throw new SettingsError(
+        "DATABASE_URL",
+        `unsupported scheme "${url.protocol}" (use postgres://, mysql:// or sqlite:path)`,
+      );
+  }
+}
+
+function parseMasterKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  if (key.length !== 32) {
+    throw new SettingsError(
+      "SITEVOICE_MASTER_KEY",
+      "must be 32 bytes as 64 hex characters or base64 (try: openssl rand -base64 32)",
+    );
+  }
+  return key;
+}
+
+function parseUrl(variable: string, raw: string, protocols: string[]): string {
+  try {
+    const url = new URL(raw);
+    if (protocols.includes(url.protocol)) return raw;
+  } catch {
+    // reported below
+  }
+  throw new SettingsError(variable, `must be a ${protocols.join(" or ")}// URL (got "${raw}")`);
+}
+
+function parsePluginConfig(raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new SettingsError(
+      "SITEVOICE_PLUGIN_CONFIG",
+      "must be a JSON object keyed by plugin name",
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new SettingsError(
+      "SITEVOICE_PLUGIN_CONFIG",
+      "must be a JSON object keyed by plugin name",
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+function oneOf<T extends string>(variable: string, raw: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new SettingsError(variable, `must be one of ${allowed.join(", ")} (got "${raw}")`);
+}
+
+/** Reads settings from `env` (default `process.env`); throws SettingsError on the first bad one. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Settings> {
+  const value = (name: string) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === "" ? undefined : raw.trim();
+  };
+  const port = parsePort(value("PORT") ?? "8787");
+  const dataDir = path.resolve(value("SITEVOICE_DATA_DIR") ?? "data");
+  const redis = value("REDIS_URL");
+  const masterKey = value("SITEVOICE_MASTER_KEY");
+  const plugins = (value("SITEVOICE_PLUGINS") ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  for (const name of plugins) {
+    if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(name)) {
+      throw new SettingsError("SITEVOICE_PLUGINS", `"${name}" is not an npm package name`);
+    }
+  }
+  const pluginConfig = value("SITEVOICE_PLUGIN_CONFIG");
+  const settings: Settings = {
+    port,
+    host: value("HOST") ?? "0.0.0.0",
+    dataDir,
+    database: parseDatabaseUrl(value("DATABASE_URL"), dataDir),
+    redisUrl: redis === undefined ? undefined : parseUrl("REDIS_URL", redis, ["redis:", "rediss:"]),
+    masterKey: masterKey === undefined ? undefined : parseMasterKey(masterKey),
+    logLevel: oneOf("LOG_LEVEL", value("LOG_LEVEL") ?? "info", LOG_LEVELS),
+    publicBaseUrl: parseUrl(
+      "PUBLIC_BASE_URL",
+      value("PUBLIC_BASE_URL") ?? `http://localhost:${port}`,
+      ["http:", "https:"],
+    ).replace(/\/+$/, ""),
+    plugins,
+    pluginConfig: pluginConfig === undefined ? {} : parsePluginConfig(pluginConfig),
+    defaultPlan: oneOf(
+      "SITEVOICE_DEFAULT_PLAN",
+      value("SITEVOICE_DEFAULT_PLAN") ?? "business",
+      PLANS,
+    ),
+    trustedProxies: value("TRUSTED_PROXIES"),
+    nodeEnv: value("NODE_ENV") ?? "development",
+  };
+  return Object.freeze(settings);
+}

@@ -1,0 +1,70 @@
+/**
+ * Opens the store: one knex instance on SQLite (embedded default), PostgreSQL or MySQL/MariaDB,
+ * chosen by DATABASE_URL. The same migrations and repositories serve all three.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import knexFactory, { type Knex } from "knex";
+import pg from "pg";
+import type { DatabaseClient, Settings } from "../settings.ts";
+import { migrationSource } from "./migrations/index.ts";
+
+// BIGINT (timestamps in ms) arrives as a string from pg by default; every value we keep fits
+// in a double, so read it as a number like the other two drivers do.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export interface Database {
+  knex: Knex;
+  client: DatabaseClient;
+}
+
+export function openDatabase(database: Settings["database"]): Database {
+  switch (database.client) {
+    case "sqlite": {
+      const filename = database.filename ?? ":memory:";
+      if (filename !== ":memory:") fs.mkdirSync(path.dirname(filename), { recursive: true });
+      const knex = knexFactory({
+        client: "better-sqlite3",
+        connection: { filename },
+        useNullAsDefault: true,
+        pool: {
+          // better-sqlite3 is synchronous: one connection serializes writes, as SQLite does anyway.
+          min: 1,
+          max: 1,
+          afterCreate: (conn: { pragma(sql: string): unknown }, done: (err?: Error) => void) => {
+            conn.pragma("foreign_keys = ON");
+            if (filename !== ":memory:") conn.pragma("journal_mode = WAL");
+            conn.pragma("busy_timeout = 5000");
+            done();
+          },
+        },
+      });
+      return { knex, client: "sqlite" };
+    }
+    case "postgres":
+      return {
+        knex: knexFactory({ client: "pg", connection: database.url, pool: { min: 0, max: 10 } }),
+        client: "postgres",
+      };
+    case "mysql":
+      return {
+        knex: knexFactory({
+          client: "mysql2",
+          connection: { uri: database.url, supportBigNumbers: true, charset: "utf8mb4" } as never,
+          pool: { min: 0, max: 10 },
+        }),
+        client: "mysql",
+      };
+  }
+}
+
+/** Brings the schema up to date; safe to run on every start and from several instances. */
+export async function migrate(db: Database): Promise<string[]> {
+  const [, applied] = (await db.knex.migrate.latest({ migrationSource })) as [number, string[]];
+  return applied;
+}
+
+/** Checks that the store answers; used by the health endpoint. */
+export async function ping(db: Database): Promise<void> {
+  await db.knex.raw("select 1");
+}

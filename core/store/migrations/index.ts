@@ -1,0 +1,23 @@
+/**
+ * Migrations are TypeScript modules listed here rather than read from a folder, so they load the
+ * same way under tsx, the compiled build and the tests.
+ */
+import type { Knex } from "knex";
+import * as m001 from "./001-accounts.ts";
+import * as m002 from "./002-sites.ts";
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: Record<string, Migration> = {
+  "001-accounts": m001,
+  "002-sites": m002,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name] as Migration,
+};

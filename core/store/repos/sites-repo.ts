@@ -1,0 +1,113 @@
+import type { Knex } from "knex";
+import { likePattern } from "../store-errors.ts";
+
+export interface SiteRow {
+  site_id: string;
+  workspace_id: string;
+  business_name: string;
+  domain: string;
+  /** The SiteConfig as JSON, secrets sealed. */
+  config: string;
+  version: number;
+  content_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SiteVersionRow {
+  site_id: string;
+  version: number;
+  config: string;
+  content_hash: string;
+  source: "api" | "yaml" | "dashboard";
+  actor: string;
+  created_at: number;
+}
+
+/** Keyset position: sites are listed oldest first, ties broken by id. */
+export interface SiteCursor {
+  created_at: number;
+  site_id: string;
+}
+
+export interface SiteListQuery {
+  limit: number;
+  after?: SiteCursor;
+  /** Case-insensitive substring of the business name or the domain. */
+  q?: string;
+  /** Only these sites (a key limited to some sites). */
+  siteIds?: readonly string[];
+}
+
+export class SitesRepo {
+  constructor(private readonly knex: Knex) {}
+
+  async list(workspaceId: string, query: SiteListQuery): Promise<SiteRow[]> {
+    const rows = this.knex<SiteRow>("sites").where({ workspace_id: workspaceId });
+    if (query.siteIds !== undefined) rows.whereIn("site_id", [...query.siteIds]);
+    if (query.q !== undefined && query.q !== "") {
+      const pattern = likePattern(query.q);
+      rows.andWhere((w) =>
+        w
+          .whereRaw("lower(business_name) like ? escape '!'", [pattern])
+          .orWhereRaw("lower(domain) like ? escape '!'", [pattern]),
+      );
+    }
+    const after = query.after;
+    if (after !== undefined) {
+      rows.andWhere((w) =>
+        w
+          .where("created_at", ">", after.created_at)
+          .orWhere((t) =>
+            t.where("created_at", "=", after.created_at).andWhere("site_id", ">", after.site_id),
+          ),
+      );
+    }
+    return rows.orderBy([{ column: "created_at" }, { column: "site_id" }]).limit(query.limit);
+  }
+
+  async get(siteId: string): Promise<SiteRow | undefined> {
+    return this.knex<SiteRow>("sites").where({ site_id: siteId }).first();
+  }
+
+  async countByWorkspace(workspaceId: string): Promise<number> {
+    const row = await this.knex("sites")
+      .where({ workspace_id: workspaceId })
+      .count<{ n: number | string }>({ n: "*" })
+      .first();
+    return Number(row?.n ?? 0);
+  }
+
+  async insert(row: SiteRow): Promise<void> {
+    await this.knex("sites").insert(row);
+  }
+
+  /** Writes a new version only if nobody else did since `expectedVersion` was read. */
+  async update(
+    siteId: string,
+    expectedVersion: number,
+    fields: Pick<
+      SiteRow,
+      "business_name" | "domain" | "config" | "version" | "content_hash" | "updated_at"
+    >,
+  ): Promise<boolean> {
+    const changed = await this.knex("sites")
+      .where({ site_id: siteId, version: expectedVersion })
+      .update(fields);
+    return changed > 0;
+  }
+
+  async delete(siteId: string): Promise<boolean> {
+    return (await this.knex("sites").where({ site_id: siteId }).delete()) > 0;
+  }
+
+  async insertVersion(row: SiteVersionRow): Promise<void> {
+    await this.knex("site_versions").insert(row);
+  }
+
+  async listVersions(siteId: string): Promise<SiteVersionRow[]> {
+    return this.knex<SiteVersionRow>("site_versions")
+      .where({ site_id: siteId })
+      .orderBy("version", "asc");
+  }
+}

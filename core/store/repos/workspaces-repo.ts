@@ -1,0 +1,37 @@
+import type { Knex } from "knex";
+import type { Plan } from "../../settings.ts";
+
+export interface WorkspaceRow {
+  id: string;
+  name: string;
+  plan: Plan;
+  created_at: number;
+}
+
+export class WorkspacesRepo {
+  constructor(private readonly knex: Knex) {}
+
+  async insert(row: WorkspaceRow): Promise<void> {
+    await this.knex("workspaces").insert(row);
+  }
+
+  async get(id: string): Promise<WorkspaceRow | undefined> {
+    return this.knex<WorkspaceRow>("workspaces").where({ id }).first();
+  }
+
+  /** The oldest workspace: the one `npm start` created on first start. */
+  async first(): Promise<WorkspaceRow | undefined> {
+    return this.knex<WorkspaceRow>("workspaces")
+      .orderBy([{ column: "created_at" }, { column: "id" }])
+      .first();
+  }
+
+  /**
+   * Locks the workspace row until the transaction ends (PostgreSQL, MySQL), so two creates cannot
+   * both pass the plan's site count. SQLite serializes writers already.
+   */
+  async lock(id: string, client: string): Promise<void> {
+    if (client === "sqlite") return;
+    await this.knex("workspaces").where({ id }).forUpdate().first("id");
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The store: one repository per table group over one knex instance. `transaction` hands out the
+ * same repositories bound to a transaction, so a multi-row change is written whole or not at all.
+ */
+import type { Knex } from "knex";
+import type { Database } from "./database.ts";
+import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
+import { SitesRepo } from "./repos/sites-repo.ts";
+import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
+
+export class Store {
+  readonly workspaces: WorkspacesRepo;
+  readonly apiKeys: ApiKeysRepo;
+  readonly sites: SitesRepo;
+
+  constructor(
+    readonly db: Database,
+    executor: Knex = db.knex,
+  ) {
+    this.workspaces = new WorkspacesRepo(executor);
+    this.apiKeys = new ApiKeysRepo(executor);
+    this.sites = new SitesRepo(executor);
+  }
+
+  get client() {
+    return this.db.client;
+  }
+
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    return this.db.knex.transaction((trx) => work(new Store(this.db, trx)));
+  }
+
+  async close(): Promise<void> {
+    await this.db.knex.destroy();
+  }
+}
