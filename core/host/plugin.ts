@@ -1,0 +1,107 @@
+/**
+ * The plugin contract. A plugin is a module whose default export is made by `definePlugin`.
+ * `definePlugin` only gives types; the host checks everything at registration.
+ */
+import type { Logger } from "pino";
+
+/** The contract version this host speaks; a plugin built for another is refused. */
+export const PLUGIN_API_VERSION = 1;
+
+export const pluginKinds = [
+  "adapter",
+  "auth",
+  "event-sink",
+  "prompt-template",
+  "voice-provider",
+] as const;
+export type PluginKind = (typeof pluginKinds)[number];
+
+/** What the host hands to `create`. */
+export interface PluginContext {
+  /** A child logger named after the plugin. */
+  logger: Logger;
+  /**
+   * `fetch` for outbound requests. The host may wrap it with the SSRF guard, so plugins must use
+   * it rather than the global one.
+   */
+  fetch: typeof fetch;
+  /** Milliseconds since the epoch; replaced by a fake clock in tests. */
+  now: () => number;
+  /** The scope the instance serves: a site_id, or "global" for service-wide plugins. */
+  scope: string;
+}
+
+/** Every instance may hold resources; the host calls `close` at shutdown or when replaced. */
+export interface PluginInstance {
+  /** Called once, in reverse order of creation, when the host shuts down or the config changes. */
+  close?(): Promise<void> | void;
+}
+
+/** The options a search receives. */
+export interface SearchOptions {
+  /** Aborted when the caller gives up (timeout, client gone); the backend call must stop. */
+  signal: AbortSignal;
+}
+
+/** An adapter instance serves one site's `adapter` config. Built out by the adapters issue. */
+export interface DataAdapter extends PluginInstance {
+  /** Runs a validated search against one collection. */
+  search(collection: string, params: unknown, options: SearchOptions): Promise<unknown>;
+  /** Describes a collection's fields, types, samples and record count. */
+  introspect?(collection: string, options: SearchOptions): Promise<unknown>;
+  /** Checks the connection; resolves when the backend answers. */
+  test?(options: SearchOptions): Promise<void>;
+}
+
+/** An event sink receives every service event (webhooks, log shipping, …). */
+export interface EventSink extends PluginInstance {
+  handle(event: { id: string; type: string; site_id?: string; data: unknown }): Promise<void>;
+}
+
+/** A prompt-template plugin adds Handlebars templates, partials and helpers. */
+export interface PromptTemplateSource extends PluginInstance {
+  templates?: Record<string, string>;
+  partials?: Record<string, string>;
+  helpers?: Record<string, (...args: unknown[]) => unknown>;
+}
+
+/** A voice provider mints ephemeral sessions for the widget. Built out by the widget API issue. */
+export interface VoiceProvider extends PluginInstance {
+  createSession(request: unknown, options: SearchOptions): Promise<unknown>;
+}
+
+/** An auth plugin turns a request's credentials into a principal, or undefined to pass. */
+export interface AuthProvider extends PluginInstance {
+  authenticate(request: {
+    headers: Record<string, string | string[] | undefined>;
+  }): Promise<unknown | undefined>;
+}
+
+export interface InstanceByKind {
+  adapter: DataAdapter;
+  auth: AuthProvider;
+  "event-sink": EventSink;
+  "prompt-template": PromptTemplateSource;
+  "voice-provider": VoiceProvider;
+}
+
+export interface PluginDefinition<K extends PluginKind = PluginKind, C = Record<string, unknown>> {
+  kind: K;
+  /** npm-style name, unique in the host: `adapter-rest`, `acme-sitevoice-airtable`. */
+  name: string;
+  /** Must equal PLUGIN_API_VERSION. */
+  apiVersion: number;
+  /** For adapters and voice providers: the `type` value in a site config they serve. */
+  type?: string;
+  /** A JSON Schema for the config; the host validates with ajv before calling `create`. */
+  configSchema?: Record<string, unknown>;
+  /** Makes an instance. May be async. A throw here is caught and reported, never fatal. */
+  create(config: C, context: PluginContext): InstanceByKind[K] | Promise<InstanceByKind[K]>;
+}
+
+/** Types a plugin definition; it returns its argument unchanged. */
+export function definePlugin<K extends PluginKind, C = Record<string, unknown>>(
+  definition: PluginDefinition<K, C>,
+): PluginDefinition<K, C> {
+  return definition;
+}
