@@ -1,0 +1,247 @@
+/* Generated from schemas/site-patch.schema.json by npm run gen:types. Do not edit. */
+
+/**
+ * A host name (letters, digits, hyphens, dot-separated labels), optionally followed by `:port`. No scheme, path or trailing dot. Host names compare case-insensitively; the service stores them in lowercase.
+ */
+export type Host = string;
+/**
+ * Distinct hosts, each matched like `domain`.
+ *
+ * @maxItems 20
+ */
+export type HostList = Host[];
+/**
+ * A URL path pattern starting with `/`; `*` matches any run of characters (including `/`). The query string is not matched.
+ */
+export type PagePattern = string;
+/**
+ * URL path patterns; a page matches the list when any pattern matches it.
+ *
+ * @maxItems 100
+ */
+export type PagePatternList = PagePattern[];
+/**
+ * Name of a record field; dots reach into nested objects.
+ */
+export type FieldName = string;
+
+/**
+ * Body of `PATCH /v1/sites/:id`: one or more writable SiteConfig fields (see site.schema.json for each one). A field that is present replaces the stored value; a field left out keeps it, and no defaults are filled in. `adapter: null` removes the adapter. `site_id` cannot change and read-only fields are rejected.
+ */
+export interface SitePatchRequest {
+  /**
+   * Version of this schema the config follows. Only 1 exists; a later version will be a new schema with a migration.
+   */
+  schema_version?: 1;
+  /**
+   * Name of the business, used in the assistant's prompt and the dashboard.
+   */
+  business_name?: string;
+  /**
+   * What the business does, in a few sentences; part of the assistant's prompt. May be empty.
+   */
+  business_description?: string;
+  /**
+   * Registered host name (and port, if not the default) of the website. The widget's Origin must be `https://` plus this value exactly; a `localhost` or `127.0.0.1` domain also accepts `http://`.
+   */
+  domain?: Host;
+  additional_domains?: HostList;
+  /**
+   * Industry key; loads the matching prompt template (for example dental, restaurant, retail, real-estate, legal, home-services, saas) as a starting point. Keys without a template fall back to `general`.
+   */
+  industry?: string;
+  /**
+   * IANA time-zone name (or UTC). Used in the resolved prompt and to align analytics buckets.
+   */
+  timezone?: string;
+  /**
+   * BCP 47 language tag the assistant speaks and the widget shows.
+   */
+  language?: string;
+  /**
+   * Voice of the assistant: alloy, echo, fable, onyx, nova or shimmer, or a voice name of the alternate provider. The voice provider rejects names it does not know when a session starts.
+   */
+  voice?: string;
+  /**
+   * Free-form custom instructions laid over the industry template in the assistant's prompt.
+   */
+  personality?: string;
+  /**
+   * Topics the assistant refuses to discuss.
+   *
+   * @maxItems 50
+   */
+  restricted_topics?: string[];
+  /**
+   * How the widget button looks. Missing members take their defaults.
+   */
+  appearance?: {
+    /**
+     * Accent color as a 6-digit hex value.
+     */
+    color: string;
+    /**
+     * Corner of the page the button sits in.
+     */
+    position: "bottom-right" | "bottom-left";
+    /**
+     * Size of the button.
+     */
+    size: "small" | "medium" | "large";
+  };
+  /**
+   * How the assistant should say words it would get wrong: each key is a word as written, its value the spoken form. Applies to this site only.
+   */
+  pronunciations?: {
+    [k: string]: string;
+  };
+  enabled_pages?: PagePatternList;
+  disabled_pages?: PagePatternList;
+  /**
+   * Days transcripts are kept before the daily job deletes them; 0 stores none.
+   */
+  transcript_retention_days?: number;
+  /**
+   * Whether the assistant offers to take the visitor's contact details (the `submit_lead` function) and which fields it asks for.
+   */
+  lead_capture?: {
+    /**
+     * Offer lead capture in conversations.
+     */
+    enabled: boolean;
+    /**
+     * Contact fields the assistant asks for. A lead needs an email or a phone to be accepted.
+     */
+    fields: ("name" | "email" | "phone" | "message")[];
+  };
+  /**
+   * The new adapter, replacing the stored one as a whole, or null to remove it.
+   */
+  adapter?: null | Adapter;
+}
+/**
+ * A data adapter: its plugin `type`, the plugin's `config`, and the collections the assistant may search. Built-in types rest, postgres and mysql have their config checked here; other types are checked by their plugin's own config schema.
+ */
+export interface Adapter {
+  /**
+   * Name of the adapter plugin: a built-in (rest, postgres, mysql) or an installed plugin.
+   */
+  type: string;
+  /**
+   * Settings of the adapter plugin; its shape depends on `type`.
+   */
+  config:
+    | RestAdapterConfig
+    | PostgresAdapterConfig
+    | MysqlAdapterConfig
+    | {
+        [k: string]: unknown;
+      };
+  /**
+   * The searchable collections, keyed by the name the assistant uses.
+   */
+  collections: {
+    [k: string]: Collection;
+  };
+}
+/**
+ * Config of the built-in REST adapter. It sends GET requests to `baseUrl` followed by a collection's `source`.
+ */
+export interface RestAdapterConfig {
+  /**
+   * Absolute URL of the customer API. Must use https://; plain http is accepted only for localhost and 127.0.0.1 (local development and tests).
+   */
+  baseUrl: string;
+  /**
+   * How requests to the customer API authenticate. Leave out for a public API.
+   */
+  auth?: {
+    /**
+     * `bearer` sends `Authorization: Bearer <value>`; `header` sends `<header>: <value>`.
+     */
+    type: "bearer" | "header";
+    /**
+     * The secret, or a placeholder such as an environment reference (`env:NAME`). Encrypted at rest and masked on every read.
+     */
+    value: string;
+    /**
+     * Name of the header carrying the value; required when `type` is `header`.
+     */
+    header?: string;
+  };
+  /**
+   * `querystring` encodes filters, text query, sort and limit as query parameters; `client-filter` fetches the whole source and filters in memory (for sources under 500 items).
+   */
+  queryMode: "querystring" | "client-filter";
+  /**
+   * Extra headers sent on every request to the customer API.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Per-request timeout in milliseconds; the query endpoint's 10 s limit applies in any case.
+   */
+  timeoutMs?: number;
+}
+/**
+ * Config of the built-in Postgres adapter. Use a read-only database user.
+ */
+export interface PostgresAdapterConfig {
+  /**
+   * A postgres:// or postgresql:// URL. The password is encrypted at rest and masked on every read.
+   */
+  connectionString: string;
+  /**
+   * Database schema holding the collections' tables; the connection's search path when left out.
+   */
+  schema?: string;
+  /**
+   * Connect over TLS.
+   */
+  ssl?: boolean;
+}
+/**
+ * Config of the built-in MySQL adapter. Use a read-only database user.
+ */
+export interface MysqlAdapterConfig {
+  /**
+   * A mysql:// URL. The password is encrypted at rest and masked on every read.
+   */
+  connectionString: string;
+  /**
+   * Connect over TLS.
+   */
+  ssl?: boolean;
+}
+/**
+ * One searchable collection. Only the listed fields may be named in a search (filters, sort_by, field references); anything else is 422 validation_failed.
+ */
+export interface Collection {
+  /**
+   * For the REST adapter a path appended to `baseUrl`; for other adapters the backing table or list name.
+   */
+  source: string;
+  /**
+   * Fields matched by free-text queries; also allowed as field references.
+   *
+   * @maxItems 200
+   */
+  searchable_fields: FieldName[];
+  /**
+   * Fields allowed in filters and sort_by.
+   *
+   * @maxItems 200
+   */
+  filterable_fields: FieldName[];
+  /**
+   * Fields returned in results; also allowed as field references.
+   *
+   * @maxItems 200
+   */
+  display_fields: FieldName[];
+  /**
+   * What the collection holds, for the assistant's prompt and site intelligence.
+   */
+  description?: string;
+}
