@@ -1,0 +1,18 @@
+import express from "express";
+
+/** DECISIONS.md: 64 KiB on widget endpoints, 1 MiB elsewhere; over that 413. */
+export const BODY_LIMIT_WIDGET = 64 * 1024;
+export const BODY_LIMIT_API = 1024 * 1024;
+
+/**
+ * JSON bodies with the raw bytes kept beside them (the widget's HMAC is over the exact bytes).
+ * `strict: false` lets a bare JSON value through so validation, not the parser, names the problem.
+ */
+export const jsonBody = (limit: number) =>
+  express.json({
+    limit,
+    strict: false,
+    verify: (req, _res, buf) => {
+      (req as { rawBody?: Buffer }).rawBody = buf;
+    },
+  });

@@ -1,0 +1,32 @@
+/**
+ * The response envelope of SPEC.md: `{success, data | error, meta: {request_id, ts}}` on every
+ * answer, error or not.
+ */
+import type { Request, Response } from "express";
+import type { ServiceError } from "./errors.ts";
+
+export type Meta = Record<string, unknown>;
+
+const baseMeta = (req: Request) => ({ request_id: req.id, ts: new Date().toISOString() });
+
+/** Sends `data` in a success envelope; `meta` adds fields such as `next_cursor` or `version`. */
+export function sendData(
+  req: Request,
+  res: Response,
+  data: unknown,
+  options: { status?: number; meta?: Meta } = {},
+) {
+  res
+    .status(options.status ?? 200)
+    .json({ success: true, data, meta: { ...baseMeta(req), ...options.meta } });
+}
+
+/** Sends a ServiceError; only its user message and details leave the service. */
+export function sendError(req: Request, res: Response, error: ServiceError) {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).json({
+    success: false,
+    error: { code: error.code, message: error.message, details: error.details },
+    meta: baseMeta(req),
+  });
+}

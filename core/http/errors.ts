@@ -1,0 +1,118 @@
+/**
+ * The one registry of error codes (SPEC.md "Errors" and DECISIONS.md). Every error the service
+ * answers with is made here, so a code always pairs with the same HTTP status. A test keeps this
+ * table and the README's error table equal.
+ */
+
+export type ErrorDetails = Record<string, unknown>;
+
+export const errorCodes = {
+  invalid_request: {
+    status: 400,
+    meaning: "Body or parameters failed validation; details names the field",
+  },
+  invalid_params: { status: 400, meaning: "Analytics reads: bad date format or unknown type" },
+  unauthorized: { status: 401, meaning: "Missing, malformed or revoked API key or session" },
+  invalid_signature: {
+    status: 401,
+    meaning: "Widget HMAC mismatch, wrong or expired signing secret",
+  },
+  invalid_token: { status: 401, meaning: "Magic-link or lead token used, expired or unknown" },
+  forbidden: {
+    status: 403,
+    meaning: "Key valid but lacks the scope, or is limited to other sites",
+  },
+  origin_not_allowed: {
+    status: 403,
+    meaning: "Origin is not the site's domain or additional domains",
+  },
+  not_found: { status: 404, meaning: "Resource does not exist or belongs to another workspace" },
+  site_not_found: { status: 404, meaning: "Unknown site_id on a widget or analytics endpoint" },
+  conflict: { status: 409, meaning: "Duplicate id, or a concurrent change won the race" },
+  payload_too_large: {
+    status: 413,
+    meaning: "Body over 64 KiB (widget endpoints) or 1 MiB (others)",
+  },
+  validation_failed: {
+    status: 422,
+    meaning: "Business-rule rejection (plan limit, plain-http baseUrl, …)",
+  },
+  adapter_error: {
+    status: 422,
+    meaning: "The data adapter failed; details.error holds its message",
+  },
+  rate_limited: { status: 429, meaning: "Over a rate limit; wait Retry-After seconds" },
+  internal_error: { status: 500, meaning: "Server fault" },
+  service_unavailable: { status: 503, meaning: "Transient; retry with backoff" },
+  crawler_unavailable: { status: 503, meaning: "First crawl still running; retry in 30 s" },
+  adapter_timeout: { status: 504, meaning: "The data backend was slower than 10 seconds" },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/**
+ * An error that leaves the service as an envelope. `message` is for the caller; `cause` is the
+ * internal reason, logged and never sent.
+ */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetails;
+  /** Extra response headers, such as Retry-After. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetails; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = errorCodes[code].status;
+    this.details = options.details ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const isServiceError = (value: unknown): value is ServiceError =>
+  value instanceof ServiceError;
+
+/** Factories, one per code, so call sites read as what happened. */
+export const errors = {
+  invalidRequest: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("invalid_request", message, { details }),
+  invalidParams: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("invalid_params", message, { details }),
+  unauthorized: (message = "A valid API key is required") =>
+    new ServiceError("unauthorized", message),
+  forbidden: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("forbidden", message, { details }),
+  notFound: (what: string, id?: string) =>
+    new ServiceError(
+      "not_found",
+      id === undefined ? `${what} not found` : `${what} '${id}' not found`,
+      {
+        details: id === undefined ? {} : { id },
+      },
+    ),
+  routeNotFound: (method: string, path: string) =>
+    new ServiceError("not_found", `No route for ${method} ${path}`, { details: { method, path } }),
+  conflict: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("conflict", message, { details }),
+  payloadTooLarge: (limitBytes: number) =>
+    new ServiceError("payload_too_large", `Request body is larger than ${limitBytes} bytes`, {
+      details: { limit_bytes: limitBytes },
+    }),
+  validationFailed: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("validation_failed", message, { details }),
+  rateLimited: (retryAfterSeconds: number, details: ErrorDetails = {}) =>
+    new ServiceError("rate_limited", `Rate limit exceeded; retry in ${retryAfterSeconds} s`, {
+      details: { retry_after_seconds: retryAfterSeconds, ...details },
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    }),
+  internal: (cause: unknown) =>
+    new ServiceError("internal_error", "Internal server error", { cause }),
+  serviceUnavailable: (message: string, cause?: unknown) =>
+    new ServiceError("service_unavailable", message, { cause }),
+};

@@ -1,0 +1,287 @@
+/**
+ * Sites: create, read, list, patch and delete, each change a new version. Bodies are validated by
+ * their JSON Schemas, secrets are sealed before they reach the store and masked on every read, and
+ * every rule that needs the store (ownership, plan limits, unique ids) is checked here.
+ */
+import crypto from "node:crypto";
+import { errors } from "../http/errors.ts";
+import { assertSiteAllowed } from "../http/api-key-auth.ts";
+import type { Principal } from "../http/principal.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
+import type { KeyRing } from "../security/secret-box.ts";
+import { newId } from "../store/ids.ts";
+import type { SiteCursor, SiteRow, SiteVersionRow } from "../store/repos/sites-repo.ts";
+import { isUniqueViolation } from "../store/store-errors.ts";
+import type { Store } from "../store/store.ts";
+import { stableJson } from "../util/stable-json.ts";
+import { validateBody } from "../validation/schema-validator.ts";
+import { SITES_PER_PLAN } from "./plan-limits.ts";
+import {
+  keepMaskedSecrets,
+  maskSiteSecrets,
+  openSiteSecrets,
+  sealSiteSecrets,
+} from "./site-secrets.ts";
+import type { SiteConfig } from "./site-types.ts";
+
+/** Adapter types whose config shape the site schema itself describes. */
+const SCHEMA_ADAPTER_TYPES = ["rest", "postgres", "mysql"];
+
+export type ChangeSource = SiteVersionRow["source"];
+
+/** A site as answered: the config with secrets masked, plus its version and times. */
+export type SiteView = SiteConfig & { version: number; created_at: string; updated_at: string };
+
+export interface SiteListPage {
+  items: SiteView[];
+  next?: SiteCursor;
+}
+
+const isCursor = (value: unknown): value is SiteCursor =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as SiteCursor).created_at === "number" &&
+  typeof (value as SiteCursor).site_id === "string";
+
+export { isCursor as isSiteCursor };
+
+export class SiteService {
+  private readonly hashKey: Buffer;
+
+  constructor(
+    private readonly store: Store,
+    private readonly ring: KeyRing,
+    private readonly plugins: PluginHost,
+    private readonly now: () => number = Date.now,
+  ) {
+    // Content hashes cover secrets too (a changed token is a change), so they are keyed: a hash
+    // shown in a version list cannot be used to guess a secret offline.
+    const primary = ring.keys.get(ring.primaryId) as Buffer;
+    this.hashKey = Buffer.from(
+      crypto.hkdfSync("sha256", primary, "", "sitevoice site content hash", 32),
+    );
+  }
+
+  async list(
+    principal: Principal,
+    query: { limit: number; after?: SiteCursor; q?: string },
+  ): Promise<SiteListPage> {
+    const rows = await this.store.sites.list(principal.workspaceId, {
+      ...query,
+      limit: query.limit + 1,
+      siteIds: principal.siteIds === undefined ? undefined : [...principal.siteIds],
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => this.view(row)),
+      next:
+        rows.length > query.limit && last !== undefined
+          ? { created_at: last.created_at, site_id: last.site_id }
+          : undefined,
+    };
+  }
+
+  async get(principal: Principal, siteId: string): Promise<SiteView> {
+    return this.view(await this.owned(principal, siteId));
+  }
+
+  async create(
+    principal: Principal,
+    body: unknown,
+    source: ChangeSource = "api",
+  ): Promise<SiteView> {
+    if (principal.siteIds !== undefined) {
+      throw errors.forbidden("This API key is limited to some sites and cannot create new ones");
+    }
+    const input = validateBody<SiteConfig>("site-create", structuredClone(body));
+    const siteId = input.site_id ?? newId("site");
+    const site = this.normalize({ ...input, site_id: siteId });
+    this.checkAdapter(site);
+    const at = this.now();
+    const row: SiteRow = {
+      ...this.columns(site),
+      site_id: siteId,
+      workspace_id: principal.workspaceId,
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await this.store.transaction(async (tx) => {
+        await tx.workspaces.lock(principal.workspaceId, tx.client);
+        const workspace = await tx.workspaces.get(principal.workspaceId);
+        const limit = workspace === undefined ? 0 : SITES_PER_PLAN[workspace.plan];
+        if (
+          limit !== undefined &&
+          (await tx.sites.countByWorkspace(principal.workspaceId)) >= limit
+        ) {
+          throw errors.validationFailed(
+            `The ${workspace?.plan ?? "current"} plan allows ${limit} site(s)`,
+            {
+              reason: "plan_limit",
+              limit,
+              plan: workspace?.plan,
+            },
+          );
+        }
+        if ((await tx.sites.get(siteId)) !== undefined) throw duplicate(siteId);
+        await tx.sites.insert(row);
+        await tx.sites.insertVersion(this.versionRow(row, source, principal));
+      });
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicate(siteId) : error;
+    }
+    return this.view(row);
+  }
+
+  /**
+   * Replaces the top-level fields given in `body` (a field set to null is removed where the schema
+   * allows it). A masked secret sent back means "unchanged". No change, no new version.
+   */
+  async patch(
+    principal: Principal,
+    siteId: string,
+    body: unknown,
+    source: ChangeSource = "api",
+  ): Promise<SiteView> {
+    const changes = validateBody<Record<string, unknown>>("site-patch", structuredClone(body));
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.owned(principal, siteId);
+      const current = this.decode(row);
+      const merged: Record<string, unknown> = { ...current };
+      for (const [field, value] of Object.entries(changes)) {
+        if (value === null) delete merged[field];
+        else merged[field] = value;
+      }
+      const site = this.normalize(
+        validateBody<SiteConfig>("site", keepMaskedSecrets(merged, current)),
+      );
+      this.checkAdapter(site);
+      const columns = this.columns(site);
+      if (columns.content_hash === row.content_hash) return this.view(row);
+      const next: SiteRow = {
+        ...row,
+        ...columns,
+        version: row.version + 1,
+        updated_at: this.now(),
+      };
+      const written = await this.store.transaction(async (tx) => {
+        if (!(await tx.sites.update(siteId, row.version, next))) return false;
+        await tx.sites.insertVersion(this.versionRow(next, source, principal));
+        return true;
+      });
+      if (written) return this.view(next);
+      if (attempt >= 4)
+        throw errors.conflict(`Site '${siteId}' is being changed by another request; retry`);
+    }
+  }
+
+  async delete(principal: Principal, siteId: string): Promise<void> {
+    await this.owned(principal, siteId);
+    await this.store.sites.delete(siteId);
+  }
+
+  /** The stored row of a site the principal may touch: 403 for a key limited to others, else 404. */
+  private async owned(principal: Principal, siteId: string): Promise<SiteRow> {
+    assertSiteAllowed(principal, siteId);
+    const row = await this.store.sites.get(siteId);
+    if (row === undefined || row.workspace_id !== principal.workspaceId)
+      throw errors.notFound("Site", siteId);
+    return row;
+  }
+
+  /** Host names compare case-insensitively; they are kept in lower case. */
+  private normalize(site: SiteConfig): SiteConfig {
+    return {
+      ...site,
+      domain: site.domain.toLowerCase(),
+      additional_domains: [
+        ...new Set(site.additional_domains?.map((domain) => domain.toLowerCase())),
+      ],
+    };
+  }
+
+  /**
+   * An adapter type must be served by a plugin or described by the site schema; a plugin's own
+   * configSchema validates its config.
+   */
+  private checkAdapter(site: SiteConfig): void {
+    const adapter = site.adapter;
+    if (adapter === undefined) return;
+    const plugin = this.plugins.find("adapter", adapter.type);
+    if (plugin === undefined) {
+      if (SCHEMA_ADAPTER_TYPES.includes(adapter.type)) return;
+      const known = [...new Set([...SCHEMA_ADAPTER_TYPES, ...this.adapterPluginTypes()])].sort();
+      throw errors.validationFailed(`No adapter plugin serves type "${adapter.type}"`, {
+        field: "adapter.type",
+        reason: "unknown_adapter_type",
+        known_types: known,
+      });
+    }
+    const problems = this.plugins.validateConfig("adapter", adapter.type, adapter.config ?? {});
+    const first = problems[0];
+    if (first !== undefined) {
+      throw errors.invalidRequest(
+        `plugin "${plugin.name}": adapter.${first.field} ${first.message}`,
+        {
+          field: `adapter.${first.field}`,
+          plugin: plugin.name,
+          errors: problems.map((p) => ({ field: `adapter.${p.field}`, message: p.message })),
+        },
+      );
+    }
+  }
+
+  private adapterPluginTypes(): string[] {
+    return this.plugins
+      .list()
+      .filter((plugin) => plugin.kind === "adapter" && plugin.type !== undefined)
+      .map((plugin) => plugin.type as string);
+  }
+
+  /** The stored columns of a validated site: sealed config, searchable copies, content hash. */
+  private columns(site: SiteConfig) {
+    return {
+      business_name: site.business_name,
+      domain: site.domain,
+      config: JSON.stringify(sealSiteSecrets(site, this.ring)),
+      content_hash: crypto
+        .createHmac("sha256", this.hashKey)
+        .update(stableJson(site))
+        .digest("hex"),
+    };
+  }
+
+  private versionRow(row: SiteRow, source: ChangeSource, principal: Principal): SiteVersionRow {
+    return {
+      site_id: row.site_id,
+      version: row.version,
+      config: row.config,
+      content_hash: row.content_hash,
+      source,
+      actor: `${principal.kind}:${principal.keyId}`,
+      created_at: row.updated_at,
+    };
+  }
+
+  /** The site's config with secrets opened; stays inside the service. */
+  private decode(row: SiteRow): SiteConfig {
+    return openSiteSecrets(JSON.parse(row.config) as SiteConfig, this.ring);
+  }
+
+  private view(row: SiteRow): SiteView {
+    return {
+      ...maskSiteSecrets(this.decode(row)),
+      version: row.version,
+      created_at: new Date(row.created_at).toISOString(),
+      updated_at: new Date(row.updated_at).toISOString(),
+    };
+  }
+}
+
+const duplicate = (siteId: string) =>
+  errors.conflict(`A site with site_id '${siteId}' already exists`, {
+    field: "site_id",
+    site_id: siteId,
+  });
