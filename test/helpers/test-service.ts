@@ -1,0 +1,73 @@
+/**
+ * Starts the real service on a free port against a given database, with a fresh data folder and
+ * master key, for supertest and plain HTTP tests.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Scope } from "../../core/http/principal.ts";
+import { scopes } from "../../core/http/principal.ts";
+import { loadSettings } from "../../core/settings.ts";
+import { startService, type RunningService } from "../../core/service.ts";
+import { newId } from "../../core/store/ids.ts";
+import type { Plan } from "../../core/settings.ts";
+
+export interface TestService extends RunningService {
+  url: string;
+  dataDir: string;
+  /** A new workspace with the given plan (default business). */
+  workspace(plan?: Plan): Promise<string>;
+  /** A new key value in `workspaceId`. */
+  key(
+    workspaceId: string,
+    options?: { scopes?: Scope[]; siteIds?: string[]; mode?: "live" | "test" },
+  ): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startTestService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<TestService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-data-"));
+  const settings = loadSettings({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+    SITEVOICE_DATA_DIR: dataDir,
+    SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
+    DATABASE_URL: databaseUrl,
+    ...env,
+  });
+  const service = await startService(settings);
+  return {
+    ...service,
+    url: `http://127.0.0.1:${service.port}`,
+    dataDir,
+    async workspace(plan: Plan = "business") {
+      const id = newId("ws");
+      await service.store.workspaces.insert({
+        id,
+        name: `Test ${id}`,
+        plan,
+        created_at: Date.now(),
+      });
+      return id;
+    },
+    async key(workspaceId, options = {}) {
+      const created = await service.keys.create(workspaceId, {
+        name: "test",
+        scopes: options.scopes ?? [...scopes],
+        mode: options.mode ?? "test",
+        site_ids: options.siteIds,
+      });
+      return created.value;
+    },
+    async stop() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,515 @@
+/**
+ * The sites API over real HTTP, on each of the three databases: the happy path and every error
+ * path with its code.
+ */
+import { expect } from "chai";
+import request from "supertest";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+import { startTestService, type TestService } from "./helpers/test-service.ts";
+
+const dental = {
+  business_name: "Bright Smiles Dental",
+  business_description: "Family dentistry in Portland",
+  domain: "brightsmiles.example",
+  industry: "dental",
+  timezone: "America/Los_Angeles",
+  language: "en",
+};
+
+const restAdapter = (baseUrl: string, token = "tok_live_abcdefghijklmnop1234") => ({
+  type: "rest",
+  config: { baseUrl, auth: { type: "bearer", value: token }, queryMode: "querystring" },
+  collections: {
+    services: {
+      source: "/services",
+      searchable_fields: ["name"],
+      filterable_fields: ["price"],
+      display_fields: ["name", "price"],
+    },
+  },
+});
+
+for (const target of databaseTargets) {
+  describe(`sites API on ${target.label}`, function () {
+    let database: TestDatabase | undefined;
+    let service: TestService;
+    let workspace: string;
+    let key: string;
+    const auth = () => ({ Authorization: `Bearer ${key}` });
+
+    before(async function () {
+      database = await createTestDatabase(target);
+      if (database === undefined) missing(this, target.label);
+      service = await startTestService(database.url, {
+        SITEVOICE_PLUGINS: "sitevoice-adapter-example",
+      });
+      workspace = await service.workspace();
+      key = await service.key(workspace);
+    });
+
+    after(async () => {
+      await service?.stop();
+      await database?.drop();
+    });
+
+    describe("happy path", () => {
+      it("creates a site with a generated site_id and the full SiteConfig in the envelope", async () => {
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send(dental)
+          .expect(201);
+        expect(res.body.success).to.equal(true);
+        expect(res.body.meta.request_id).to.match(/^req_/);
+        expect(res.headers["x-request-id"]).to.equal(res.body.meta.request_id);
+        expect(res.body.meta.ts).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        const site = res.body.data;
+        expect(site.site_id).to.match(/^site_[0-9a-z]{26}$/);
+        expect(site).to.include({
+          business_name: dental.business_name,
+          domain: dental.domain,
+          timezone: "America/Los_Angeles",
+        });
+        expect(site.voice).to.equal("alloy");
+        expect(site.additional_domains).to.deep.equal([]);
+        expect(site.version).to.equal(1);
+        expect(res.body.meta.version).to.equal(1);
+      });
+
+      it("reads, patches (a new version each time, none when nothing changes) and deletes", async () => {
+        const created = (
+          await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({ ...dental, domain: "crud.example" })
+            .expect(201)
+        ).body.data;
+        const id = created.site_id as string;
+
+        const read = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(200);
+        expect(read.body.data).to.deep.equal(created);
+
+        const patched = await request(service.server)
+          .patch(`/v1/sites/${id}`)
+          .set(auth())
+          .send({ additional_domains: ["WWW.crud.example"], personality: "Warm and brief." })
+          .expect(200);
+        expect(patched.body.data.additional_domains).to.deep.equal(["www.crud.example"]);
+        expect(patched.body.data.personality).to.equal("Warm and brief.");
+        expect(patched.body.data.business_name).to.equal(dental.business_name);
+        expect(patched.body.meta.version).to.equal(2);
+
+        const again = await request(service.server)
+          .patch(`/v1/sites/${id}`)
+          .set(auth())
+          .send({ personality: "Warm and brief." })
+          .expect(200);
+        expect(again.body.meta.version).to.equal(2);
+        const versions = await service.store.sites.listVersions(id);
+        expect(versions.map((v) => [v.version, v.source])).to.deep.equal([
+          [1, "api"],
+          [2, "api"],
+        ]);
+
+        const deleted = await request(service.server)
+          .delete(`/v1/sites/${id}`)
+          .set(auth())
+          .expect(200);
+        expect(deleted.body.data).to.deep.equal({ site_id: id, deleted: true });
+        const gone = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(404);
+        expect(gone.body.error.code).to.equal("not_found");
+      });
+
+      it("lists with limit and cursor, and filters by q on name or domain", async () => {
+        const ws = await service.workspace();
+        const k = await service.key(ws);
+        for (const n of [1, 2, 3]) {
+          await request(service.server)
+            .post("/v1/sites")
+            .set({ Authorization: `Bearer ${k}` })
+            .send({ ...dental, business_name: `Clinic ${n}`, domain: `clinic${n}.example` })
+            .expect(201);
+        }
+        const first = await request(service.server)
+          .get("/v1/sites?limit=2")
+          .set({ Authorization: `Bearer ${k}` })
+          .expect(200);
+        expect(
+          first.body.data.map((s: { business_name: string }) => s.business_name),
+        ).to.deep.equal(["Clinic 1", "Clinic 2"]);
+        expect(first.body.meta.next_cursor).to.be.a("string");
+        const second = await request(service.server)
+          .get(`/v1/sites?limit=2&cursor=${first.body.meta.next_cursor}`)
+          .set({ Authorization: `Bearer ${k}` })
+          .expect(200);
+        expect(
+          second.body.data.map((s: { business_name: string }) => s.business_name),
+        ).to.deep.equal(["Clinic 3"]);
+        expect(second.body.meta.next_cursor).to.equal(null);
+        const q = await request(service.server)
+          .get("/v1/sites?q=CLINIC2")
+          .set({ Authorization: `Bearer ${k}` })
+          .expect(200);
+        expect(q.body.data.map((s: { domain: string }) => s.domain)).to.deep.equal([
+          "clinic2.example",
+        ]);
+        const wild = await request(service.server)
+          .get("/v1/sites?q=%25")
+          .set({ Authorization: `Bearer ${k}` })
+          .expect(200);
+        expect(wild.body.data).to.deep.equal([]);
+      });
+
+      it("masks secrets on every read, seals them at rest, and keeps them when the masked value comes back", async () => {
+        const token = "tok_live_abcdefghijklmnop1234";
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({
+            ...dental,
+            domain: "secret.example",
+            adapter: restAdapter("https://api.secret.example/v1", token),
+          })
+          .expect(201);
+        const site = res.body.data;
+        expect(site.adapter.config.auth.value).to.equal("••••1234");
+        expect(JSON.stringify(res.body)).not.to.include(token);
+        const row = await service.store.sites.get(site.site_id);
+        expect(row?.config).not.to.include(token);
+        expect(row?.config).to.include("enc:v1:");
+
+        // Sending the read adapter back unchanged is no change at all.
+        const same = await request(service.server)
+          .patch(`/v1/sites/${site.site_id}`)
+          .set(auth())
+          .send({ adapter: site.adapter })
+          .expect(200);
+        expect(same.body.meta.version).to.equal(1);
+        // A new token is a change, and is masked too.
+        const changed = await request(service.server)
+          .patch(`/v1/sites/${site.site_id}`)
+          .set(auth())
+          .send({
+            adapter: restAdapter("https://api.secret.example/v1", "tok_live_zzzzzzzzzzzzzzzz9876"),
+          })
+          .expect(200);
+        expect(changed.body.meta.version).to.equal(2);
+        expect(changed.body.data.adapter.config.auth.value).to.equal("••••9876");
+      });
+
+      it("masks the password inside a connectionString", async () => {
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({
+            ...dental,
+            domain: "shop.example",
+            adapter: {
+              type: "postgres",
+              config: { connectionString: "postgres://shop:hunter2secret@db.example:5432/shop" },
+              collections: {},
+            },
+          })
+          .expect(201);
+        expect(res.body.data.adapter.config.connectionString).to.equal(
+          "postgres://shop:••••@db.example:5432/shop",
+        );
+      });
+    });
+
+    describe("errors", () => {
+      it("400 invalid_request with details.field for a missing or malformed field", async () => {
+        const { domain: _omit, ...noDomain } = dental;
+        const missingField = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send(noDomain)
+          .expect(400);
+        expect(missingField.body.success).to.equal(false);
+        expect(missingField.body.error.code).to.equal("invalid_request");
+        expect(missingField.body.error.details.field).to.equal("domain");
+        expect(missingField.body.meta.request_id).to.match(/^req_/);
+
+        const badHost = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, domain: "not a host" })
+          .expect(400);
+        expect(badHost.body.error.details.field).to.equal("domain");
+
+        const unknown = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, colour: "red" })
+          .expect(400);
+        expect(unknown.body.error.details.field).to.equal("colour");
+      });
+
+      it("400 for malformed JSON, a bad limit and a forged cursor", async () => {
+        const bad = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .set("Content-Type", "application/json")
+          .send('{"business_name": ')
+          .expect(400);
+        expect(bad.body.error.code).to.equal("invalid_request");
+        expect(bad.body.error.details.field).to.equal("body");
+        const limit = await request(service.server)
+          .get("/v1/sites?limit=201")
+          .set(auth())
+          .expect(400);
+        expect(limit.body.error.details.field).to.equal("limit");
+        const cursor = await request(service.server)
+          .get("/v1/sites?cursor=bm90LWEtY3Vyc29y")
+          .set(auth())
+          .expect(400);
+        expect(cursor.body.error.details.field).to.equal("cursor");
+      });
+
+      it("401 unauthorized for a missing, malformed, unknown or revoked key", async () => {
+        const none = await request(service.server).get("/v1/sites").expect(401);
+        expect(none.body.error.code).to.equal("unauthorized");
+        expect(none.body.error.message).to.match(/missing/i);
+        const malformed = await request(service.server)
+          .get("/v1/sites")
+          .set("Authorization", "Bearer sk_nope")
+          .expect(401);
+        expect(malformed.body.error.message).to.match(/malformed/i);
+        const basic = await request(service.server)
+          .get("/v1/sites")
+          .set("Authorization", `Basic ${key}`)
+          .expect(401);
+        expect(basic.body.error.code).to.equal("unauthorized");
+        const unknown = await request(service.server)
+          .get("/v1/sites")
+          .set("Authorization", `Bearer vk_test_${"A".repeat(32)}`)
+          .expect(401);
+        expect(unknown.body.error.message).to.match(/unknown/i);
+
+        const doomed = await service.keys.create(workspace, {
+          name: "doomed",
+          scopes: ["sites:read"],
+          mode: "live",
+        });
+        await request(service.server)
+          .get("/v1/sites")
+          .set("Authorization", `Bearer ${doomed.value}`)
+          .expect(200);
+        await service.keys.revoke(workspace, doomed.id);
+        const revoked = await request(service.server)
+          .get("/v1/sites")
+          .set("Authorization", `Bearer ${doomed.value}`)
+          .expect(401);
+        expect(revoked.body.error.message).to.match(/revoked/i);
+      });
+
+      it("403 forbidden for a missing scope and for a key limited to other sites", async () => {
+        const readOnly = await service.key(workspace, { scopes: ["sites:read"] });
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set("Authorization", `Bearer ${readOnly}`)
+          .send(dental)
+          .expect(403);
+        expect(res.body.error.code).to.equal("forbidden");
+        expect(res.body.error.details.required_scope).to.equal("sites:write");
+
+        const mine = (
+          await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({ ...dental, domain: "mine.example" })
+            .expect(201)
+        ).body.data;
+        const theirs = (
+          await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({ ...dental, domain: "theirs.example" })
+            .expect(201)
+        ).body.data;
+        const tenant = await service.key(workspace, {
+          scopes: ["sites:read", "sites:write"],
+          siteIds: [mine.site_id],
+        });
+        const tenantAuth = { Authorization: `Bearer ${tenant}` };
+        await request(service.server).get(`/v1/sites/${mine.site_id}`).set(tenantAuth).expect(200);
+        await request(service.server)
+          .patch(`/v1/sites/${mine.site_id}`)
+          .set(tenantAuth)
+          .send({ personality: "Hi" })
+          .expect(200);
+        const other = await request(service.server)
+          .get(`/v1/sites/${theirs.site_id}`)
+          .set(tenantAuth)
+          .expect(403);
+        expect(other.body.error.code).to.equal("forbidden");
+        await request(service.server)
+          .delete(`/v1/sites/${theirs.site_id}`)
+          .set(tenantAuth)
+          .expect(403);
+        await request(service.server)
+          .post("/v1/sites")
+          .set(tenantAuth)
+          .send({ ...dental, domain: "new.example" })
+          .expect(403);
+        const listed = await request(service.server).get("/v1/sites").set(tenantAuth).expect(200);
+        expect(listed.body.data.map((s: { site_id: string }) => s.site_id)).to.deep.equal([
+          mine.site_id,
+        ]);
+      });
+
+      it("404 for an unknown site, another workspace's site and an unknown route", async () => {
+        const unknown = await request(service.server)
+          .get("/v1/sites/site_doesnotexist")
+          .set(auth())
+          .expect(404);
+        expect(unknown.body.error.code).to.equal("not_found");
+        const otherWs = await service.workspace();
+        const otherKey = await service.key(otherWs);
+        const foreign = (
+          await request(service.server)
+            .post("/v1/sites")
+            .set({ Authorization: `Bearer ${otherKey}` })
+            .send({ ...dental, domain: "foreign.example" })
+            .expect(201)
+        ).body.data;
+        const agent = request(service.server);
+        for (const call of [
+          agent.get(`/v1/sites/${foreign.site_id}`),
+          agent.patch(`/v1/sites/${foreign.site_id}`).send({ personality: "x" }),
+          agent.delete(`/v1/sites/${foreign.site_id}`),
+        ]) {
+          const res = await call.set(auth()).expect(404);
+          expect(res.body.error.code).to.equal("not_found");
+        }
+        const route = await request(service.server).get("/v1/nothing-here").expect(404);
+        expect(route.body).to.include({ success: false });
+        expect(route.body.error.code).to.equal("not_found");
+        expect(route.headers["x-request-id"]).to.match(/^req_/);
+      });
+
+      it("409 conflict for a duplicate site_id", async () => {
+        await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, site_id: "acme-dental" })
+          .expect(201);
+        const dup = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, site_id: "acme-dental" })
+          .expect(409);
+        expect(dup.body.error.code).to.equal("conflict");
+        expect(dup.body.error.details.site_id).to.equal("acme-dental");
+      });
+
+      it("413 payload_too_large for a body over 1 MiB", async () => {
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, business_description: "x".repeat(1024 * 1024) })
+          .expect(413);
+        expect(res.body.error.code).to.equal("payload_too_large");
+      });
+
+      it("422 validation_failed for the plan's site count, with details", async () => {
+        const free = await service.workspace("free");
+        const freeKey = { Authorization: `Bearer ${await service.key(free)}` };
+        await request(service.server)
+          .post("/v1/sites")
+          .set(freeKey)
+          .send({ ...dental, domain: "one.example" })
+          .expect(201);
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(freeKey)
+          .send({ ...dental, domain: "two.example" })
+          .expect(422);
+        expect(res.body.error.code).to.equal("validation_failed");
+        expect(res.body.error.details).to.deep.include({ reason: "plan_limit", limit: 1 });
+        const listed = await request(service.server).get("/v1/sites").set(freeKey).expect(200);
+        expect(listed.body.data).to.have.length(1);
+      });
+
+      it("422 for a REST baseUrl over plain http to another host; localhost and 127.0.0.1 pass", async () => {
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({
+            ...dental,
+            domain: "plain.example",
+            adapter: restAdapter("http://api.plain.example/v1"),
+          })
+          .expect(422);
+        expect(res.body.error.code).to.equal("validation_failed");
+        expect(res.body.error.details.field).to.equal("adapter.config.baseUrl");
+        for (const base of ["http://localhost:8080/api", "http://127.0.0.1/api"]) {
+          await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({ ...dental, domain: "plain.example", adapter: restAdapter(base) })
+            .expect(201);
+        }
+        const created = (
+          await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({ ...dental, domain: "later.example" })
+            .expect(201)
+        ).body.data;
+        const patch = await request(service.server)
+          .patch(`/v1/sites/${created.site_id}`)
+          .set(auth())
+          .send({ adapter: restAdapter("http://10.0.0.5/api") })
+          .expect(422);
+        expect(patch.body.error.details.field).to.equal("adapter.config.baseUrl");
+      });
+
+      it("400 naming the plugin and the field when a plugin's configSchema refuses the adapter config", async () => {
+        const bad = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({
+            ...dental,
+            adapter: { type: "example", config: { dataset: 5 }, collections: {} },
+          })
+          .expect(400);
+        expect(bad.body.error.code).to.equal("invalid_request");
+        expect(bad.body.error.message).to.equal(
+          'plugin "sitevoice-adapter-example": adapter.config.dataset must be string',
+        );
+        expect(bad.body.error.details).to.include({
+          field: "adapter.config.dataset",
+          plugin: "sitevoice-adapter-example",
+        });
+        const good = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({
+            ...dental,
+            domain: "example-adapter.example",
+            adapter: { type: "example", config: { dataset: "empty" }, collections: {} },
+          })
+          .expect(201);
+        expect(good.body.data.adapter.config).to.deep.equal({ dataset: "empty" });
+      });
+
+      it("422 for an adapter type no plugin serves", async () => {
+        const res = await request(service.server)
+          .post("/v1/sites")
+          .set(auth())
+          .send({ ...dental, adapter: { type: "airtable-x", config: {}, collections: {} } })
+          .expect(422);
+        expect(res.body.error.details).to.include({
+          field: "adapter.type",
+          reason: "unknown_adapter_type",
+        });
+      });
+    });
+  });
+}
