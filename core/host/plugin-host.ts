@@ -125,7 +125,10 @@ export class PluginHost {
     this.#plugins.set(name, plugin);
   }
 
-  /** Registers `<dir>/<folder>/index.ts` of every folder; a missing `dir` holds no plugins. */
+  /**
+   * Registers `<dir>/<folder>/index.ts` (or `index.js` in the compiled build) of every folder; a
+   * missing `dir` holds no plugins.
+   */
   async loadBuiltins(dir: string): Promise<void> {
     let entries: Dirent[];
     try {
@@ -136,8 +139,8 @@ export class PluginHost {
     }
     const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
     for (const folder of folders.sort()) {
-      const file = join(dir, folder, "index.ts");
-      if (!(await exists(file))) continue;
+      const file = await firstExisting(["index.ts", "index.js"].map((n) => join(dir, folder, n)));
+      if (file === undefined) continue;
       const source = `builtin:${folder}`;
       this.register(await importDefault(pathToFileURL(file).href, source), source);
     }
@@ -486,6 +489,11 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" &&
   value !== null &&
   typeof (value as PromiseLike<unknown>).then === "function";
+
+async function firstExisting(files: string[]): Promise<string | undefined> {
+  for (const file of files) if (await exists(file)) return file;
+  return undefined;
+}
 
 async function exists(file: string): Promise<boolean> {
   try {

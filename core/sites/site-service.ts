@@ -95,8 +95,9 @@ export class SiteService {
       throw errors.forbidden("This API key is limited to some sites and cannot create new ones");
     }
     const input = validateBody<SiteConfig>("site-create", structuredClone(body));
-    const siteId = input.site_id ?? newId("site");
-    const site = this.normalize({ ...input, site_id: siteId });
+    const { site_id: given, ...fields } = input;
+    const siteId = given ?? newId("site");
+    const site = this.normalize({ site_id: siteId, ...fields }); // site_id first in every answer
     this.checkAdapter(site);
     const at = this.now();
     const row: SiteRow = {
