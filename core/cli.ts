@@ -9,7 +9,9 @@ import { scopes, type Scope } from "./http/principal.ts";
 import { isServiceError } from "./http/errors.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { loadSettings, SettingsError, type Settings } from "./settings.ts";
-import { createLogger, startService } from "./service.ts";
+import { PluginHost } from "./host/plugin-host.ts";
+import { BUILTIN_PLUGINS_DIR, createLogger, startService } from "./service.ts";
+import { validateCommand } from "./sites/yaml/validate-command.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
 import { validateBody } from "./validation/schema-validator.ts";
@@ -17,6 +19,7 @@ import { validateBody } from "./validation/schema-validator.ts";
 const USAGE = `usage: sitevoice <command>
 
   serve                         start the HTTP service (npm start)
+  validate [paths…]             check site YAML files (default sites/); exit 1 on any problem
   migrate                       bring the database schema up to date
   keys create --name N --scopes a,b [--mode live|test] [--site-ids s1,s2] [--workspace ID]
                                 create an API key and print its value once
@@ -124,6 +127,18 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
   });
 }
 
+async function validate(settings: Readonly<Settings>, paths: string[]) {
+  // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
+  const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
+  await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
+  await plugins.loadPackages(settings.plugins);
+  process.exitCode = await validateCommand(paths, {
+    cwd: process.cwd(),
+    out: console.log,
+    plugins,
+  });
+}
+
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help") {
@@ -132,6 +147,8 @@ async function main(argv: string[]) {
   }
   const settings = loadSettings();
   switch (command) {
+    case "validate":
+      return validate(settings, rest);
     case "serve":
       return serve(settings);
     case "migrate":

@@ -112,8 +112,8 @@ for (const target of databaseTargets) {
         expect(again.body.meta.version).to.equal(2);
         const versions = await service.store.sites.listVersions(id);
         expect(versions.map((v) => [v.version, v.source])).to.deep.equal([
-          [1, "api"],
           [2, "api"],
+          [1, "api"],
         ]);
 
         const deleted = await request(service.server)

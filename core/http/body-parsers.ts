@@ -16,3 +16,7 @@ export const jsonBody = (limit: number) =>
       (req as { rawBody?: Buffer }).rawBody = buf;
     },
   });
+
+/** YAML bodies (a site file pushed by a git pipeline) arrive as text for the YAML loader. */
+export const yamlBody = (limit: number) =>
+  express.text({ limit, type: ["application/yaml", "application/x-yaml", "text/yaml"] });

@@ -1,12 +1,14 @@
 /** `/v1/sites`: list, create, read, patch and delete, with API-key scopes sites:read / sites:write. */
 import { Router, type Request } from "express";
 import type { apiKeyAuth } from "../http/api-key-auth.ts";
-import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
+import { BODY_LIMIT_API, jsonBody, yamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../http/errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import type { Principal } from "../http/principal.ts";
-import { isSiteCursor, type SiteService } from "../sites/site-service.ts";
+import { isSiteCursor, type ChangeSource, type SiteService } from "../sites/site-service.ts";
+import { migrateSiteFile, SchemaVersionError } from "../sites/yaml/schema-migrations.ts";
+import { parseSiteFile } from "../sites/yaml/site-file.ts";
 
 const principalOf = (req: Request): Principal => {
   if (req.principal === undefined) throw errors.unauthorized();
@@ -23,7 +25,7 @@ const queryString = (req: Request, name: string): string | undefined => {
 
 export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof apiKeyAuth>): Router {
   const router = Router();
-  router.use("/v1/sites", jsonBody(BODY_LIMIT_API));
+  router.use("/v1/sites", jsonBody(BODY_LIMIT_API), yamlBody(BODY_LIMIT_API));
 
   router.get("/v1/sites", requireKey("sites:read"), async (req, res) => {
     const limit = parseLimit(queryString(req, "limit"));
@@ -58,5 +60,73 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     sendData(req, res, { site_id: siteId, deleted: true });
   });
 
+  router.put("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+    const { body, source } = wholeSiteBody(req);
+    const { site, created } = await sites.put(
+      principalOf(req),
+      req.params.id as string,
+      body,
+      source,
+    );
+    sendData(req, res, site, { status: created ? 201 : 200, meta: { version: site.version } });
+  });
+
+  router.get("/v1/sites/:id/versions", requireKey("sites:read"), async (req, res) => {
+    const limit = parseLimit(queryString(req, "limit"));
+    const before = decodeCursor(queryString(req, "cursor"), isVersionNumber);
+    const page = await sites.versions(principalOf(req), req.params.id as string, { limit, before });
+    sendData(req, res, page.items, {
+      meta: { next_cursor: page.next === undefined ? null : encodeCursor(page.next) },
+    });
+  });
+
+  router.get("/v1/sites/:id/versions/:n", requireKey("sites:read"), async (req, res) => {
+    const version = await sites.version(
+      principalOf(req),
+      req.params.id as string,
+      versionParam(req),
+    );
+    sendData(req, res, version);
+  });
+
+  router.post("/v1/sites/:id/versions/:n/restore", requireKey("sites:write"), async (req, res) => {
+    const site = await sites.restore(principalOf(req), req.params.id as string, versionParam(req));
+    sendData(req, res, site, { meta: { version: site.version } });
+  });
+
   return router;
+}
+
+const isVersionNumber = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) > 0;
+
+function versionParam(req: Request): number {
+  const raw = req.params.n as string;
+  const version = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!isVersionNumber(version)) {
+    throw errors.invalidRequest("The version must be a positive integer", { field: "n" });
+  }
+  return version;
+}
+
+/** A whole site as JSON, or as YAML (`Content-Type: application/yaml`), which records source yaml. */
+function wholeSiteBody(req: Request): { body: unknown; source: ChangeSource } {
+  if (typeof req.body !== "string") return { body: req.body, source: "api" };
+  const file = parseSiteFile(Buffer.from(req.body, "utf8"), "request body");
+  const problem = file.problems[0];
+  if (problem !== undefined || file.data === undefined) {
+    throw errors.invalidRequest(`YAML body: ${problem?.message ?? "not a site"}`, {
+      field: problem === undefined || problem.field === "" ? "body" : problem.field,
+      line: problem?.line,
+      column: problem?.column,
+    });
+  }
+  try {
+    return { body: migrateSiteFile(file.data), source: "yaml" };
+  } catch (error) {
+    if (error instanceof SchemaVersionError) {
+      throw errors.invalidRequest(error.message, { field: "schema_version" });
+    }
+    throw error;
+  }
 }

@@ -147,34 +147,133 @@ export class SiteService {
     source: ChangeSource = "api",
   ): Promise<SiteView> {
     const changes = validateBody<Record<string, unknown>>("site-patch", structuredClone(body));
-    for (let attempt = 0; ; attempt++) {
-      const row = await this.owned(principal, siteId);
-      const current = this.decode(row);
+    return this.change(principal, siteId, source, (current) => {
       const merged: Record<string, unknown> = { ...current };
       for (const [field, value] of Object.entries(changes)) {
         if (value === null) delete merged[field];
         else merged[field] = value;
       }
+      return merged;
+    });
+  }
+
+  /**
+   * Makes the site exactly `body` (a whole site, as a YAML file holds it): creates it when it does
+   * not exist, else replaces it. The path a git pipeline uses; applying the same file twice makes
+   * no new version. `created` tells which happened.
+   */
+  async put(
+    principal: Principal,
+    siteId: string,
+    body: unknown,
+    source: ChangeSource = "api",
+  ): Promise<{ site: SiteView; created: boolean }> {
+    const given = (body as { site_id?: unknown } | undefined)?.site_id;
+    if (given !== undefined && given !== siteId) {
+      throw errors.invalidRequest(
+        `site_id '${String(given)}' does not match the path's '${siteId}'`,
+        {
+          field: "site_id",
+        },
+      );
+    }
+    assertSiteAllowed(principal, siteId);
+    const existing = await this.store.sites.get(siteId);
+    // site_ids are global: one taken by another workspace cannot be created here.
+    if (existing !== undefined && existing.workspace_id !== principal.workspaceId) {
+      throw duplicate(siteId);
+    }
+    if (existing === undefined) {
+      return {
+        site: await this.create(principal, { ...(body as object), site_id: siteId }, source),
+        created: true,
+      };
+    }
+    const whole = validateBody<SiteConfig>("site-create", {
+      ...structuredClone(body as object),
+      site_id: siteId,
+    });
+    return { site: await this.change(principal, siteId, source, () => whole), created: false };
+  }
+
+  /** A new version whose content is that of version `version`; none when it already is. */
+  async restore(principal: Principal, siteId: string, version: number): Promise<SiteView> {
+    await this.owned(principal, siteId);
+    const old = await this.store.sites.getVersion(siteId, version);
+    if (old === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
+    const content = openSiteSecrets(JSON.parse(old.config) as SiteConfig, this.ring);
+    return this.change(principal, siteId, "api", () => content);
+  }
+
+  async versions(
+    principal: Principal,
+    siteId: string,
+    query: { limit: number; before?: number },
+  ): Promise<{ items: SiteVersionView[]; next?: number }> {
+    await this.owned(principal, siteId);
+    const rows = await this.store.sites.listVersions(siteId, { ...query, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    return {
+      items: page.map((row) => versionView(row)),
+      next: rows.length > query.limit ? page.at(-1)?.version : undefined,
+    };
+  }
+
+  async version(
+    principal: Principal,
+    siteId: string,
+    version: number,
+  ): Promise<SiteVersionView & { site: SiteConfig }> {
+    await this.owned(principal, siteId);
+    const row = await this.store.sites.getVersion(siteId, version);
+    if (row === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
+    return {
+      ...versionView(row),
+      site: maskSiteSecrets(openSiteSecrets(JSON.parse(row.config) as SiteConfig, this.ring)),
+    };
+  }
+
+  /**
+   * The one write path of an existing site: `next` turns the current config (secrets opened)
+   * into the new one, which is validated whole. Writes only from the version it read, retrying
+   * when another writer won; no change, no new version.
+   */
+  private async change(
+    principal: Principal,
+    siteId: string,
+    source: ChangeSource,
+    next: (current: SiteConfig) => object,
+  ): Promise<SiteView> {
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.owned(principal, siteId);
+      const current = this.decode(row);
       const site = this.normalize(
-        validateBody<SiteConfig>("site", keepMaskedSecrets(merged, current)),
+        validateBody<SiteConfig>(
+          "site",
+          keepMaskedSecrets<Record<string, unknown>>(
+            { ...next(current), site_id: siteId },
+            current,
+          ),
+        ),
       );
       this.checkAdapter(site);
       const columns = this.columns(site);
       if (columns.content_hash === row.content_hash) return this.view(row);
-      const next: SiteRow = {
+      const updated: SiteRow = {
         ...row,
         ...columns,
         version: row.version + 1,
         updated_at: this.now(),
       };
       const written = await this.store.transaction(async (tx) => {
-        if (!(await tx.sites.update(siteId, row.version, next))) return false;
-        await tx.sites.insertVersion(this.versionRow(next, source, principal));
+        if (!(await tx.sites.update(siteId, row.version, updated))) return false;
+        await tx.sites.insertVersion(this.versionRow(updated, source, principal));
         return true;
       });
-      if (written) return this.view(next);
-      if (attempt >= 4)
+      if (written) return this.view(updated);
+      if (attempt >= 4) {
         throw errors.conflict(`Site '${siteId}' is being changed by another request; retry`);
+      }
     }
   }
 
@@ -280,6 +379,23 @@ export class SiteService {
     };
   }
 }
+
+/** A version as listed: who changed the site, how, and when. */
+export interface SiteVersionView {
+  version: number;
+  source: ChangeSource;
+  actor: string;
+  content_hash: string;
+  created_at: string;
+}
+
+const versionView = (row: SiteVersionRow): SiteVersionView => ({
+  version: row.version,
+  source: row.source,
+  actor: row.actor,
+  content_hash: row.content_hash,
+  created_at: new Date(row.created_at).toISOString(),
+});
 
 const duplicate = (siteId: string) =>
   errors.conflict(`A site with site_id '${siteId}' already exists`, {

@@ -105,9 +105,18 @@ export class SitesRepo {
     await this.knex("site_versions").insert(row);
   }
 
-  async listVersions(siteId: string): Promise<SiteVersionRow[]> {
-    return this.knex<SiteVersionRow>("site_versions")
-      .where({ site_id: siteId })
-      .orderBy("version", "asc");
+  /** Newest first; `before` continues a page. Without a limit, every version. */
+  async listVersions(
+    siteId: string,
+    query: { limit?: number; before?: number } = {},
+  ): Promise<SiteVersionRow[]> {
+    const rows = this.knex<SiteVersionRow>("site_versions").where({ site_id: siteId });
+    if (query.before !== undefined) rows.andWhere("version", "<", query.before);
+    if (query.limit !== undefined) rows.limit(query.limit);
+    return rows.orderBy("version", "desc");
+  }
+
+  async getVersion(siteId: string, version: number): Promise<SiteVersionRow | undefined> {
+    return this.knex<SiteVersionRow>("site_versions").where({ site_id: siteId, version }).first();
   }
 }
