@@ -3,6 +3,7 @@
  * their JSON Schemas, secrets are sealed before they reach the store and masked on every read, and
  * every rule that needs the store (ownership, plan limits, unique ids) is checked here.
  */
+import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
 import crypto from "node:crypto";
 import { errors } from "../http/errors.ts";
 import { assertSiteAllowed } from "../http/api-key-auth.ts";
@@ -23,9 +24,6 @@ import {
   sealSiteSecrets,
 } from "./site-secrets.ts";
 import type { SiteConfig } from "./site-types.ts";
-
-/** Adapter types whose config shape the site schema itself describes. */
-const SCHEMA_ADAPTER_TYPES = ["rest", "postgres", "mysql"];
 
 export type ChangeSource = SiteVersionRow["source"];
 
@@ -312,7 +310,7 @@ export class SiteService {
     const plugin = this.plugins.find("adapter", adapter.type);
     if (plugin === undefined) {
       if (SCHEMA_ADAPTER_TYPES.includes(adapter.type)) return;
-      const known = [...new Set([...SCHEMA_ADAPTER_TYPES, ...this.adapterPluginTypes()])].sort();
+      const known = knownAdapterTypes(this.plugins);
       throw errors.validationFailed(`No adapter plugin serves type "${adapter.type}"`, {
         field: "adapter.type",
         reason: "unknown_adapter_type",
@@ -331,13 +329,6 @@ export class SiteService {
         },
       );
     }
-  }
-
-  private adapterPluginTypes(): string[] {
-    return this.plugins
-      .list()
-      .filter((plugin) => plugin.kind === "adapter" && plugin.type !== undefined)
-      .map((plugin) => plugin.type as string);
   }
 
   /** The stored columns of a validated site: sealed config, searchable copies, content hash. */

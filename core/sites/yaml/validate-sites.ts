@@ -3,6 +3,7 @@
  * line and column. A file passes when it would be accepted as a site by the service, and also
  * breaks none of the rules that only make sense across files or against the installation.
  */
+import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "../adapter-types.ts";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, relative, resolve } from "node:path";
 import { isServiceError } from "../../http/errors.ts";
@@ -30,7 +31,6 @@ export interface SiteValidation {
 }
 
 /** Adapter types whose config the site schema describes; others need a plugin. */
-export const BUILTIN_ADAPTER_TYPES: readonly string[] = ["mysql", "postgres", "rest"];
 
 const SITE_FILE_EXTENSIONS = new Set([".yaml", ".yml"]);
 
@@ -160,11 +160,8 @@ function adapterProblems(
 ): FieldError[] {
   const plugin = plugins?.find("adapter", type);
   if (plugins === undefined || plugin === undefined) {
-    if (BUILTIN_ADAPTER_TYPES.includes(type)) return [];
-    const pluginTypes = (plugins?.list() ?? [])
-      .filter((p) => p.kind === "adapter" && p.type !== undefined)
-      .map((p) => p.type as string);
-    const known = [...new Set([...BUILTIN_ADAPTER_TYPES, ...pluginTypes])].sort().join(", ");
+    if (SCHEMA_ADAPTER_TYPES.includes(type)) return [];
+    const known = knownAdapterTypes(plugins).join(", ");
     return [
       {
         field: "adapter.type",
