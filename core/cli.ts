@@ -12,6 +12,9 @@ import { loadSettings, SettingsError, type Settings } from "./settings.ts";
 import { PluginHost } from "./host/plugin-host.ts";
 import { BUILTIN_PLUGINS_DIR, createLogger, startService } from "./service.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
+import { rotateSecrets } from "./sites/secret-rotation.ts";
+import { resolveMasterKey } from "./security/master-key.ts";
+import { keyRing } from "./security/secret-box.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
 import { validateBody } from "./validation/schema-validator.ts";
@@ -25,6 +28,8 @@ const USAGE = `usage: sitevoice <command>
                                 create an API key and print its value once
   keys list [--workspace ID]    list keys (never their values)
   keys revoke <key_id> [--workspace ID]
+  secrets rotate                re-seal every secret under SITEVOICE_MASTER_KEY (old keys in
+                                SITEVOICE_OLD_MASTER_KEYS), then the old keys can be dropped
 `;
 
 async function withStore<T>(
@@ -155,6 +160,19 @@ async function main(argv: string[]) {
       return withStore(settings, async () => console.log("database is up to date"));
     case "keys":
       return keys(settings, rest);
+    case "secrets":
+      if (rest[0] !== "rotate")
+        throw new Error(`unknown secrets command "${rest[0] ?? ""}"\n${USAGE}`);
+      return withStore(settings, async (store) => {
+        const ring = keyRing(
+          resolveMasterKey(settings, createLogger(settings)),
+          settings.oldMasterKeys,
+        );
+        const done = await rotateSecrets(store, ring);
+        console.log(
+          `re-sealed ${done.sites} sites and ${done.versions} versions under key ${ring.primaryId}`,
+        );
+      });
     default:
       throw new Error(`unknown command "${command}"\n${USAGE}`);
   }

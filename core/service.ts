@@ -67,7 +67,7 @@ export async function startService(
   try {
     const applied = await migrate(store.db);
     if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
-    const ring = keyRing(resolveMasterKey(settings, logger));
+    const ring = keyRing(resolveMasterKey(settings, logger), settings.oldMasterKeys);
     await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
     await plugins.loadPackages(settings.plugins);
     plugins.start();

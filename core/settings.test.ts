@@ -50,6 +50,13 @@ describe("settings", () => {
     ]);
     expect(settings.pluginConfig).to.deep.equal({ "sink-log": { level: "info" } });
     expect(settings.masterKey?.equals(key)).to.equal(true);
+    const old = loadSettings({
+      SITEVOICE_OLD_MASTER_KEYS: `${"a".repeat(64)}, ${key.toString("base64")}`,
+    });
+    expect(old.oldMasterKeys.map((k) => k.toString("hex"))).to.deep.equal([
+      "a".repeat(64),
+      key.toString("hex"),
+    ]);
   });
 
   it("refuses each bad value naming the variable", () => {
@@ -59,6 +66,7 @@ describe("settings", () => {
     refused({ DATABASE_URL: "not a url" }, "DATABASE_URL");
     refused({ REDIS_URL: "http://127.0.0.1:6379" }, "REDIS_URL");
     refused({ SITEVOICE_MASTER_KEY: "short" }, "SITEVOICE_MASTER_KEY");
+    refused({ SITEVOICE_OLD_MASTER_KEYS: `${"a".repeat(64)},short` }, "SITEVOICE_OLD_MASTER_KEYS");
     refused({ LOG_LEVEL: "loud" }, "LOG_LEVEL");
     refused({ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL");
     refused({ SITEVOICE_PLUGINS: "Bad Name" }, "SITEVOICE_PLUGINS");

@@ -21,6 +21,8 @@ export interface Settings {
   redisUrl?: string;
   /** 32-byte key for secrets at rest; unset = generated into dataDir with a warning. */
   masterKey?: Buffer;
+  /** Earlier master keys, still able to open secrets until `sitevoice secrets rotate` re-seals. */
+  oldMasterKeys: Buffer[];
   logLevel: LogLevel;
   /** The address the service is reached at, used in links it hands out. */
   publicBaseUrl: string;
@@ -94,11 +96,11 @@ export function parseDatabaseUrl(raw: string | undefined, dataDir: string): Sett
   }
 }
 
-function parseMasterKey(raw: string): Buffer {
+function parseMasterKey(raw: string, variable = "SITEVOICE_MASTER_KEY"): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
   if (key.length !== 32) {
     throw new SettingsError(
-      "SITEVOICE_MASTER_KEY",
+      variable,
       "must be 32 bytes as 64 hex characters or base64 (try: openssl rand -base64 32)",
     );
   }
@@ -166,6 +168,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     database: parseDatabaseUrl(value("DATABASE_URL"), dataDir),
     redisUrl: redis === undefined ? undefined : parseUrl("REDIS_URL", redis, ["redis:", "rediss:"]),
     masterKey: masterKey === undefined ? undefined : parseMasterKey(masterKey),
+    oldMasterKeys: (value("SITEVOICE_OLD_MASTER_KEYS") ?? "")
+      .split(",")
+      .map((key) => key.trim())
+      .filter((key) => key !== "")
+      .map((key) => parseMasterKey(key, "SITEVOICE_OLD_MASTER_KEYS")),
     logLevel: oneOf("LOG_LEVEL", value("LOG_LEVEL") ?? "info", LOG_LEVELS),
     publicBaseUrl: parseUrl(
       "PUBLIC_BASE_URL",

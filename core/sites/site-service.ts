@@ -3,8 +3,8 @@
  * their JSON Schemas, secrets are sealed before they reach the store and masked on every read, and
  * every rule that needs the store (ownership, plan limits, unique ids) is checked here.
  */
+import { contentHasher, type ContentHasher } from "./content-hash.ts";
 import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
-import crypto from "node:crypto";
 import { errors } from "../http/errors.ts";
 import { assertSiteAllowed } from "../http/api-key-auth.ts";
 import type { Principal } from "../http/principal.ts";
@@ -14,7 +14,6 @@ import { newId } from "../store/ids.ts";
 import type { SiteCursor, SiteRow, SiteVersionRow } from "../store/repos/sites-repo.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
-import { stableJson } from "../util/stable-json.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import { SITES_PER_PLAN } from "./plan-limits.ts";
 import {
@@ -44,7 +43,7 @@ const isCursor = (value: unknown): value is SiteCursor =>
 export { isCursor as isSiteCursor };
 
 export class SiteService {
-  private readonly hashKey: Buffer;
+  private readonly hash: ContentHasher;
 
   constructor(
     private readonly store: Store,
@@ -52,12 +51,7 @@ export class SiteService {
     private readonly plugins: PluginHost,
     private readonly now: () => number = Date.now,
   ) {
-    // Content hashes cover secrets too (a changed token is a change), so they are keyed: a hash
-    // shown in a version list cannot be used to guess a secret offline.
-    const primary = ring.keys.get(ring.primaryId) as Buffer;
-    this.hashKey = Buffer.from(
-      crypto.hkdfSync("sha256", primary, "", "sitevoice site content hash", 32),
-    );
+    this.hash = contentHasher(ring);
   }
 
   async list(
@@ -337,10 +331,7 @@ export class SiteService {
       business_name: site.business_name,
       domain: site.domain,
       config: JSON.stringify(sealSiteSecrets(site, this.ring)),
-      content_hash: crypto
-        .createHmac("sha256", this.hashKey)
-        .update(stableJson(site))
-        .digest("hex"),
+      content_hash: this.hash(site),
     };
   }
 

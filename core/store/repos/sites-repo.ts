@@ -101,6 +101,26 @@ export class SitesRepo {
     return (await this.knex("sites").where({ site_id: siteId }).delete()) > 0;
   }
 
+  /** Every site id, for store-wide maintenance such as re-sealing secrets. */
+  async allIds(): Promise<string[]> {
+    return (
+      await this.knex("sites").orderBy("site_id").select<{ site_id: string }[]>("site_id")
+    ).map((r) => r.site_id);
+  }
+
+  /** Rewrites the stored form of a site in place (same content, same version). */
+  async reseal(siteId: string, fields: Pick<SiteRow, "config" | "content_hash">): Promise<void> {
+    await this.knex("sites").where({ site_id: siteId }).update(fields);
+  }
+
+  async resealVersion(
+    siteId: string,
+    version: number,
+    fields: Pick<SiteVersionRow, "config" | "content_hash">,
+  ): Promise<void> {
+    await this.knex("site_versions").where({ site_id: siteId, version }).update(fields);
+  }
+
   async insertVersion(row: SiteVersionRow): Promise<void> {
     await this.knex("site_versions").insert(row);
   }
