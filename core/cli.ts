@@ -185,9 +185,9 @@ main(process.argv.slice(2)).catch((error: unknown) => {
       `sitevoice: ${error.message}${error.details.field ? ` (${String(error.details.field)})` : ""}`,
     );
   else {
-    const logger = pino({ level: "error" });
-    logger.error({ err: error }, "sitevoice failed");
+    // One plain line; the stack only when asked for, so a refused plugin reads as one message.
     console.error(`sitevoice: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.LOG_LEVEL === "debug" && error instanceof Error) console.error(error.stack);
   }
   process.exit(1);
 });

@@ -233,6 +233,12 @@ for (const target of databaseTargets) {
         .send({ ...base, site_id: "other-site" })
         .expect(400);
       expect(mismatch.body.error.details.field).to.equal("site_id");
+      const array = await request(service.server)
+        .put("/v1/sites/json-site")
+        .set(auth)
+        .send([1, 2])
+        .expect(400);
+      expect(array.body.error.details.field).to.equal("body");
       const dupKey = await request(service.server)
         .put("/v1/sites/yaml-broken")
         .set(auth)

@@ -7,7 +7,7 @@
 import type { KeyRing } from "../security/secret-box.ts";
 import type { Store } from "../store/store.ts";
 import { contentHasher } from "./content-hash.ts";
-import { openSiteSecrets, sealSiteSecrets } from "./site-secrets.ts";
+import { openStoredSite, sealSiteSecrets } from "./site-secrets.ts";
 
 export async function rotateSecrets(
   store: Store,
@@ -15,7 +15,7 @@ export async function rotateSecrets(
 ): Promise<{ sites: number; versions: number }> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
-    const site = openSiteSecrets(JSON.parse(config) as { adapter?: unknown }, ring);
+    const site = openStoredSite(config, ring);
     return { config: JSON.stringify(sealSiteSecrets(site, ring)), content_hash: hash(site) };
   };
   let sites = 0;

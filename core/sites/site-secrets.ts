@@ -73,6 +73,10 @@ export const sealSiteSecrets = <T extends { adapter?: unknown }>(site: T, ring: 
 export const openSiteSecrets = <T extends { adapter?: unknown }>(site: T, ring: KeyRing): T =>
   mapSiteSecrets(site, (value) => (isSealed(value) ? open(ring, value) : value));
 
+/** A site config as stored (JSON text, secrets sealed), parsed with its secrets opened. */
+export const openStoredSite = <T extends { adapter?: unknown }>(config: string, ring: KeyRing): T =>
+  openSiteSecrets(JSON.parse(config) as T, ring);
+
 export const maskSiteSecrets = <T extends { adapter?: unknown }>(site: T): T =>
   mapSiteSecrets(site, (value, key) => maskSecret(value, key));
 

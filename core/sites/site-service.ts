@@ -19,7 +19,7 @@ import { SITES_PER_PLAN } from "./plan-limits.ts";
 import {
   keepMaskedSecrets,
   maskSiteSecrets,
-  openSiteSecrets,
+  openStoredSite,
   sealSiteSecrets,
 } from "./site-secrets.ts";
 import type { SiteConfig } from "./site-types.ts";
@@ -160,7 +160,10 @@ export class SiteService {
     body: unknown,
     source: ChangeSource = "api",
   ): Promise<{ site: SiteView; created: boolean }> {
-    const given = (body as { site_id?: unknown } | undefined)?.site_id;
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw errors.invalidRequest("The body must be an object", { field: "body" });
+    }
+    const given = (body as { site_id?: unknown }).site_id;
     if (given !== undefined && given !== siteId) {
       throw errors.invalidRequest(
         `site_id '${String(given)}' does not match the path's '${siteId}'`,
@@ -193,7 +196,7 @@ export class SiteService {
     await this.owned(principal, siteId);
     const old = await this.store.sites.getVersion(siteId, version);
     if (old === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
-    const content = openSiteSecrets(JSON.parse(old.config) as SiteConfig, this.ring);
+    const content = this.decode(old);
     return this.change(principal, siteId, "api", () => content);
   }
 
@@ -221,7 +224,7 @@ export class SiteService {
     if (row === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
     return {
       ...versionView(row),
-      site: maskSiteSecrets(openSiteSecrets(JSON.parse(row.config) as SiteConfig, this.ring)),
+      site: maskSiteSecrets(this.decode(row)),
     };
   }
 
@@ -348,8 +351,8 @@ export class SiteService {
   }
 
   /** The site's config with secrets opened; stays inside the service. */
-  private decode(row: SiteRow): SiteConfig {
-    return openSiteSecrets(JSON.parse(row.config) as SiteConfig, this.ring);
+  private decode(row: { config: string }): SiteConfig {
+    return openStoredSite<SiteConfig>(row.config, this.ring);
   }
 
   private view(row: SiteRow): SiteView {
