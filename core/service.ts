@@ -15,6 +15,8 @@ import { ApiKeyService } from "./keys/api-key-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
 import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
+import { SiteCache } from "./sites/site-cache.ts";
+import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
@@ -35,7 +37,10 @@ export interface RunningService {
   sites: SiteService;
   boot: Bootstrap;
   logger: Logger;
-  /** Stops accepting, finishes open requests, closes plugins, Redis and the store. */
+  /**
+   * Stops accepting, finishes open requests, closes plugins, the site cache (and its channel),
+   * Redis and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -49,21 +54,26 @@ export function createLogger(settings: Readonly<Settings>): Logger {
   });
 }
 
+/** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
+export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redis | undefined {
+  if (settings.redisUrl === undefined) return undefined;
+  const redis = new Redis(settings.redisUrl, {
+    lazyConnect: false,
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: false,
+  });
+  redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
+  return redis;
+}
+
 export async function startService(
   settings: Readonly<Settings>,
   logger = createLogger(settings),
 ): Promise<RunningService> {
   const store = new Store(openDatabase(settings.database));
-  const redis =
-    settings.redisUrl === undefined
-      ? undefined
-      : new Redis(settings.redisUrl, {
-          lazyConnect: false,
-          maxRetriesPerRequest: 2,
-          enableOfflineQueue: false,
-        });
-  redis?.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
+  const redis = connectRedis(settings, logger);
   const plugins = new PluginHost({ logger });
+  let cache: SiteCache | undefined;
   try {
     const applied = await migrate(store.db);
     if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
@@ -73,7 +83,10 @@ export async function startService(
     plugins.start();
     await plugins.startGlobal(settings.pluginConfig);
     const keys = new ApiKeyService(store);
-    const sites = new SiteService(store, ring, plugins);
+    // Subscribed before the server listens, so a fresh instance hears every change it serves.
+    const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
+    cache = new SiteCache(channel, { ttlMs });
+    const sites = new SiteService(store, ring, plugins, { cache });
     const boot = await bootstrap(store, keys, settings.defaultPlan);
     const app = createApp({
       settings,
@@ -99,12 +112,14 @@ export async function startService(
           server.closeIdleConnections();
         });
         await plugins.close();
+        await sites.cache.close();
         redis?.disconnect();
         await store.close();
       })());
     return { server, port, store, plugins, keys, sites, boot, logger, close };
   } catch (error) {
     await plugins.close();
+    await cache?.close();
     redis?.disconnect();
     await store.close();
     throw error;

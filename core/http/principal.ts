@@ -8,10 +8,14 @@ export const scopes = [
 ] as const;
 export type Scope = (typeof scopes)[number];
 
-/** A caller authenticated by a workspace API key. */
+/**
+ * Who acts on a workspace: a caller authenticated by an API key, or the operator of the
+ * installation (the CLI on the store, the service loading `sites/` at start-up).
+ */
 export interface Principal {
-  kind: "api_key";
+  kind: "api_key" | "operator";
   workspaceId: string;
+  /** The API key's id; for the operator, the tool that acted (`cli`, `startup`). */
   keyId: string;
   scopes: ReadonlySet<Scope>;
   /** When set, the key may touch only these sites (a per-tenant key). */
@@ -21,3 +25,12 @@ export interface Principal {
 
 /** The actor recorded on site versions and in logs. */
 export const actorOf = (principal: Principal) => `${principal.kind}:${principal.keyId}`;
+
+/** The operator of the installation acting on `workspaceId` through `tool`; every scope. */
+export const operatorPrincipal = (workspaceId: string, tool: string): Principal => ({
+  kind: "operator",
+  workspaceId,
+  keyId: tool,
+  scopes: new Set(scopes),
+  mode: "live",
+});

@@ -62,13 +62,16 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
 
   router.put("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
     const { body, source } = wholeSiteBody(req);
-    const { site, created } = await sites.put(
-      principalOf(req),
-      req.params.id as string,
-      body,
-      source,
-    );
-    sendData(req, res, site, { status: created ? 201 : 200, meta: { version: site.version } });
+    const siteId = req.params.id as string;
+    if (dryRun(req)) {
+      sendData(req, res, await sites.plan(principalOf(req), siteId, body));
+      return;
+    }
+    const { site, created, changed } = await sites.put(principalOf(req), siteId, body, source);
+    sendData(req, res, site, {
+      status: created ? 201 : 200,
+      meta: { version: site.version, changed },
+    });
   });
 
   router.get("/v1/sites/:id/versions", requireKey("sites:read"), async (req, res) => {
@@ -95,6 +98,14 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   });
 
   return router;
+}
+
+/** `?dry_run=true` plans a PUT without applying it. */
+function dryRun(req: Request): boolean {
+  const value = queryString(req, "dry_run");
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw errors.invalidRequest("dry_run must be true or false", { field: "dry_run" });
 }
 
 const isVersionNumber = (value: unknown): value is number =>

@@ -25,6 +25,21 @@ function isSecretKey(key: string, parentKey: string | undefined): boolean {
   );
 }
 
+/**
+ * Whether the field at `path` (from the site's top, as in `["adapter", "config", "auth", "value"]`)
+ * holds a secret: one that is sealed at rest and masked on read.
+ */
+export function isSecretPath(path: readonly string[]): boolean {
+  const key = path.at(-1);
+  return (
+    path.length >= 3 &&
+    path[0] === "adapter" &&
+    path[1] === "config" &&
+    key !== undefined &&
+    isSecretKey(key, path.at(-2))
+  );
+}
+
 /** Rebuilds `config` with every secret string passed through `fn(value, key)`. */
 function mapSecrets(
   config: Json,

@@ -5,9 +5,9 @@
  */
 import { contentHasher, type ContentHasher } from "./content-hash.ts";
 import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
-import { errors } from "../http/errors.ts";
+import { errors, isServiceError } from "../http/errors.ts";
 import { assertSiteAllowed } from "../http/api-key-auth.ts";
-import type { Principal } from "../http/principal.ts";
+import { actorOf, type Principal } from "../http/principal.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
@@ -16,6 +16,8 @@ import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import { SITES_PER_PLAN } from "./plan-limits.ts";
+import { SiteCache } from "./site-cache.ts";
+import { diffSites, type FieldChange } from "./site-diff.ts";
 import {
   keepMaskedSecrets,
   maskSiteSecrets,
@@ -28,6 +30,24 @@ export type ChangeSource = SiteVersionRow["source"];
 
 /** A site as answered: the config with secrets masked, plus its version and times. */
 export type SiteView = SiteConfig & { version: number; created_at: string; updated_at: string };
+
+/** What applying a whole site would do, without doing it (PUT …?dry_run=true, sitevoice diff). */
+export interface SitePlan {
+  site_id: string;
+  action: "create" | "update" | "unchanged";
+  /** The current version; null when the site does not exist yet. */
+  version: number | null;
+  /** Where the current version came from (`api`, `yaml`, `dashboard`); null for a new site. */
+  source: ChangeSource | null;
+  /** Field by field, secrets masked; for a new site, every top-level field as added. */
+  changes: FieldChange[];
+}
+
+export interface SiteServiceOptions {
+  /** Holds rows for reads and hears of changes made by other instances. */
+  cache?: SiteCache;
+  now?: () => number;
+}
 
 export interface SiteListPage {
   items: SiteView[];
@@ -44,14 +64,18 @@ export { isCursor as isSiteCursor };
 
 export class SiteService {
   private readonly hash: ContentHasher;
+  private readonly now: () => number;
+  readonly cache: SiteCache;
 
   constructor(
     private readonly store: Store,
     private readonly ring: KeyRing,
     private readonly plugins: PluginHost,
-    private readonly now: () => number = Date.now,
+    options: SiteServiceOptions = {},
   ) {
     this.hash = contentHasher(ring);
+    this.now = options.now ?? Date.now;
+    this.cache = options.cache ?? new SiteCache();
   }
 
   async list(
@@ -75,7 +99,7 @@ export class SiteService {
   }
 
   async get(principal: Principal, siteId: string): Promise<SiteView> {
-    return this.view(await this.owned(principal, siteId));
+    return this.view(await this.owned(principal, siteId, { cached: true }));
   }
 
   async create(
@@ -83,9 +107,7 @@ export class SiteService {
     body: unknown,
     source: ChangeSource = "api",
   ): Promise<SiteView> {
-    if (principal.siteIds !== undefined) {
-      throw errors.forbidden("This API key is limited to some sites and cannot create new ones");
-    }
+    if (principal.siteIds !== undefined) throw cannotCreate();
     const input = validateBody<SiteConfig>("site-create", structuredClone(body));
     const { site_id: given, ...fields } = input;
     const siteId = given ?? newId("site");
@@ -103,21 +125,7 @@ export class SiteService {
     try {
       await this.store.transaction(async (tx) => {
         await tx.workspaces.lock(principal.workspaceId, tx.client);
-        const workspace = await tx.workspaces.get(principal.workspaceId);
-        const limit = workspace === undefined ? 0 : SITES_PER_PLAN[workspace.plan];
-        if (
-          limit !== undefined &&
-          (await tx.sites.countByWorkspace(principal.workspaceId)) >= limit
-        ) {
-          throw errors.validationFailed(
-            `The ${workspace?.plan ?? "current"} plan allows ${limit} site(s)`,
-            {
-              reason: "plan_limit",
-              limit,
-              plan: workspace?.plan,
-            },
-          );
-        }
+        await assertRoomForSite(tx, principal.workspaceId);
         if ((await tx.sites.get(siteId)) !== undefined) throw duplicate(siteId);
         await tx.sites.insert(row);
         await tx.sites.insertVersion(this.versionRow(row, source, principal));
@@ -125,6 +133,7 @@ export class SiteService {
     } catch (error) {
       throw isUniqueViolation(error) ? duplicate(siteId) : error;
     }
+    await this.cache.changed(siteId);
     return this.view(row);
   }
 
@@ -139,7 +148,7 @@ export class SiteService {
     source: ChangeSource = "api",
   ): Promise<SiteView> {
     const changes = validateBody<Record<string, unknown>>("site-patch", structuredClone(body));
-    return this.change(principal, siteId, source, (current) => {
+    const { site } = await this.change(principal, siteId, source, (current) => {
       const merged: Record<string, unknown> = { ...current };
       for (const [field, value] of Object.entries(changes)) {
         if (value === null) delete merged[field];
@@ -147,48 +156,64 @@ export class SiteService {
       }
       return merged;
     });
+    return site;
   }
 
   /**
    * Makes the site exactly `body` (a whole site, as a YAML file holds it): creates it when it does
    * not exist, else replaces it. The path a git pipeline uses; applying the same file twice makes
-   * no new version. `created` tells which happened.
+   * no new version (`changed` is false).
    */
   async put(
     principal: Principal,
     siteId: string,
     body: unknown,
     source: ChangeSource = "api",
-  ): Promise<{ site: SiteView; created: boolean }> {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw errors.invalidRequest("The body must be an object", { field: "body" });
+  ): Promise<{ site: SiteView; created: boolean; changed: boolean }> {
+    const whole = wholeSite(siteId, body);
+    if ((await this.ownedOrAbsent(principal, siteId)) === undefined) {
+      try {
+        return { site: await this.create(principal, whole, source), created: true, changed: true };
+      } catch (error) {
+        // Another writer created it meanwhile (two instances loading sites/ at once): update it.
+        const raced = await this.store.sites.get(siteId);
+        if (!isServiceError(error) || error.code !== "conflict" || raced === undefined) throw error;
+        await this.ownedOrAbsent(principal, siteId);
+      }
     }
-    const given = (body as { site_id?: unknown }).site_id;
-    if (given !== undefined && given !== siteId) {
-      throw errors.invalidRequest(
-        `site_id '${String(given)}' does not match the path's '${siteId}'`,
-        {
-          field: "site_id",
-        },
-      );
-    }
-    assertSiteAllowed(principal, siteId);
-    const existing = await this.store.sites.get(siteId);
-    // site_ids are global: one taken by another workspace cannot be created here.
-    if (existing !== undefined && existing.workspace_id !== principal.workspaceId) {
-      throw duplicate(siteId);
-    }
+    const complete = validateBody<SiteConfig>("site-create", whole);
+    const { site, changed } = await this.change(principal, siteId, source, () => complete);
+    return { site, created: false, changed };
+  }
+
+  /** What `put` would do with `body`, checked the same way, without writing anything. */
+  async plan(principal: Principal, siteId: string, body: unknown): Promise<SitePlan> {
+    const whole = wholeSite(siteId, body);
+    const existing = await this.ownedOrAbsent(principal, siteId);
     if (existing === undefined) {
+      if (principal.siteIds !== undefined) throw cannotCreate();
+      const site = this.normalize(validateBody<SiteConfig>("site-create", whole));
+      this.checkAdapter(site);
+      await assertRoomForSite(this.store, principal.workspaceId);
       return {
-        site: await this.create(principal, { ...(body as object), site_id: siteId }, source),
-        created: true,
+        site_id: siteId,
+        action: "create",
+        version: null,
+        source: null,
+        changes: diffSites({}, site),
       };
     }
-    const whole = validateBody<SiteConfig>("site-create", {
-      ...structuredClone(body as object),
+    const current = this.decode(existing);
+    const site = this.prepare(siteId, validateBody<SiteConfig>("site-create", whole), current);
+    const unchanged = this.hash(site) === existing.content_hash;
+    const [latest] = await this.store.sites.listVersions(siteId, { limit: 1 });
+    return {
       site_id: siteId,
-    });
-    return { site: await this.change(principal, siteId, source, () => whole), created: false };
+      action: unchanged ? "unchanged" : "update",
+      version: existing.version,
+      source: latest?.source ?? null,
+      changes: unchanged ? [] : diffSites(current, site),
+    };
   }
 
   /** A new version whose content is that of version `version`; none when it already is. */
@@ -197,7 +222,7 @@ export class SiteService {
     const old = await this.store.sites.getVersion(siteId, version);
     if (old === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
     const content = this.decode(old);
-    return this.change(principal, siteId, "api", () => content);
+    return (await this.change(principal, siteId, "api", () => content)).site;
   }
 
   async versions(
@@ -205,7 +230,7 @@ export class SiteService {
     siteId: string,
     query: { limit: number; before?: number },
   ): Promise<{ items: SiteVersionView[]; next?: number }> {
-    await this.owned(principal, siteId);
+    await this.owned(principal, siteId, { cached: true });
     const rows = await this.store.sites.listVersions(siteId, { ...query, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     return {
@@ -219,7 +244,7 @@ export class SiteService {
     siteId: string,
     version: number,
   ): Promise<SiteVersionView & { site: SiteConfig }> {
-    await this.owned(principal, siteId);
+    await this.owned(principal, siteId, { cached: true });
     const row = await this.store.sites.getVersion(siteId, version);
     if (row === undefined) throw errors.notFound(`Version ${version} of site`, siteId);
     return {
@@ -238,22 +263,14 @@ export class SiteService {
     siteId: string,
     source: ChangeSource,
     next: (current: SiteConfig) => object,
-  ): Promise<SiteView> {
+  ): Promise<{ site: SiteView; changed: boolean }> {
     for (let attempt = 0; ; attempt++) {
       const row = await this.owned(principal, siteId);
       const current = this.decode(row);
-      const site = this.normalize(
-        validateBody<SiteConfig>(
-          "site",
-          keepMaskedSecrets<Record<string, unknown>>(
-            { ...next(current), site_id: siteId },
-            current,
-          ),
-        ),
-      );
-      this.checkAdapter(site);
+      const site = this.prepare(siteId, next(current), current);
       const columns = this.columns(site);
-      if (columns.content_hash === row.content_hash) return this.view(row);
+      if (columns.content_hash === row.content_hash)
+        return { site: this.view(row), changed: false };
       const updated: SiteRow = {
         ...row,
         ...columns,
@@ -265,36 +282,68 @@ export class SiteService {
         await tx.sites.insertVersion(this.versionRow(updated, source, principal));
         return true;
       });
-      if (written) return this.view(updated);
+      if (written) {
+        await this.cache.changed(siteId);
+        return { site: this.view(updated), changed: true };
+      }
       if (attempt >= 4) {
         throw errors.conflict(`Site '${siteId}' is being changed by another request; retry`);
       }
     }
   }
 
+  /**
+   * `proposed` made ready to store: masked secrets sent back replaced by the `current` ones, then
+   * validated whole, normalized, and its adapter config checked by the adapter's plugin.
+   */
+  private prepare(siteId: string, proposed: object, current: SiteConfig): SiteConfig {
+    const site = this.normalize(
+      validateBody<SiteConfig>(
+        "site",
+        keepMaskedSecrets<Record<string, unknown>>({ ...proposed, site_id: siteId }, current),
+      ),
+    );
+    this.checkAdapter(site);
+    return site;
+  }
+
   async delete(principal: Principal, siteId: string): Promise<void> {
     await this.owned(principal, siteId);
     await this.store.sites.delete(siteId);
+    await this.cache.changed(siteId);
   }
 
-  /** The stored row of a site the principal may touch: 403 for a key limited to others, else 404. */
-  private async owned(principal: Principal, siteId: string): Promise<SiteRow> {
+  /**
+   * The stored row of a site the principal may touch: 403 for a key limited to others, else 404.
+   * Reads may take it from the cache; writes read the store, as they must start from the latest.
+   */
+  private async owned(
+    principal: Principal,
+    siteId: string,
+    options: { cached?: boolean } = {},
+  ): Promise<SiteRow> {
     assertSiteAllowed(principal, siteId);
-    const row = await this.store.sites.get(siteId);
+    const row = options.cached
+      ? await this.cache.get(siteId, (id) => this.store.sites.get(id))
+      : await this.store.sites.get(siteId);
     if (row === undefined || row.workspace_id !== principal.workspaceId)
       throw errors.notFound("Site", siteId);
     return row;
   }
 
-  /** Host names compare case-insensitively; they are kept in lower case. */
+  /**
+   * The row of a site the principal may write, or undefined when no site has that id. Site ids
+   * are global: one taken by another workspace cannot be created here (409).
+   */
+  private async ownedOrAbsent(principal: Principal, siteId: string): Promise<SiteRow | undefined> {
+    assertSiteAllowed(principal, siteId);
+    const row = await this.store.sites.get(siteId);
+    if (row !== undefined && row.workspace_id !== principal.workspaceId) throw duplicate(siteId);
+    return row;
+  }
+
   private normalize(site: SiteConfig): SiteConfig {
-    return {
-      ...site,
-      domain: site.domain.toLowerCase(),
-      additional_domains: [
-        ...new Set(site.additional_domains?.map((domain) => domain.toLowerCase())),
-      ],
-    };
+    return normalizeSite(site);
   }
 
   /**
@@ -345,7 +394,7 @@ export class SiteService {
       config: row.config,
       content_hash: row.content_hash,
       source,
-      actor: `${principal.kind}:${principal.keyId}`,
+      actor: actorOf(principal),
       created_at: row.updated_at,
     };
   }
@@ -387,3 +436,49 @@ const duplicate = (siteId: string) =>
     field: "site_id",
     site_id: siteId,
   });
+
+const cannotCreate = () =>
+  errors.forbidden("This API key is limited to some sites and cannot create new ones");
+
+/** 422 plan_limit when the workspace already has as many sites as its plan allows. */
+async function assertRoomForSite(store: Store, workspaceId: string): Promise<void> {
+  const workspace = await store.workspaces.get(workspaceId);
+  const limit = workspace === undefined ? 0 : SITES_PER_PLAN[workspace.plan];
+  if (limit === undefined || (await store.sites.countByWorkspace(workspaceId)) < limit) return;
+  throw errors.validationFailed(
+    `The ${workspace?.plan ?? "current"} plan allows ${limit} site(s)`,
+    {
+      reason: "plan_limit",
+      limit,
+      plan: workspace?.plan,
+    },
+  );
+}
+
+/** A whole site for `siteId`: an object whose site_id, when given, is that of the path. */
+function wholeSite(siteId: string, body: unknown): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw errors.invalidRequest("The body must be an object", { field: "body" });
+  }
+  const given = (body as { site_id?: unknown }).site_id;
+  if (given !== undefined && given !== siteId) {
+    throw errors.invalidRequest(
+      `site_id '${String(given)}' does not match the path's '${siteId}'`,
+      {
+        field: "site_id",
+      },
+    );
+  }
+  return { ...structuredClone(body as object), site_id: siteId };
+}
+
+/** Host names compare case-insensitively; they are kept in lower case, each once. */
+export function normalizeSite(site: SiteConfig): SiteConfig {
+  return {
+    ...site,
+    domain: site.domain.toLowerCase(),
+    additional_domains: [
+      ...new Set(site.additional_domains?.map((domain) => domain.toLowerCase())),
+    ],
+  };
+}

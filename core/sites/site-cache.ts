@@ -1,0 +1,144 @@
+/**
+ * The per-site cache: stored site rows kept in memory, dropped when a site changes on this or any
+ * other instance (SPEC.md: a change is effective everywhere within 5 seconds).
+ *
+ * Three things keep it from serving a stale row: every change is published on a channel all
+ * instances listen to; a row is never kept from a read that overlapped a change; and while the
+ * channel cannot hear changes, nothing is cached at all. A TTL bounds whatever slips through.
+ */
+import type { SiteRow } from "../store/repos/sites-repo.ts";
+
+/** Carries "site X changed" between the instances that share a store. */
+export interface SiteChangeChannel {
+  /**
+   * True while changes published anywhere reach this instance's listeners. While false, changes
+   * may be missed, so the cache serves nothing from memory.
+   */
+  readonly connected: boolean;
+  /** Tells every instance, this one included, that `siteId` changed. Never throws. */
+  publish(siteId: string): Promise<void>;
+  /**
+   * `listener` receives a site id per change, and `"*"` when changes may have been missed: a
+   * channel emits it each time it (re)subscribes.
+   */
+  subscribe(listener: (siteId: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** What `listener` gets when every site may have changed. */
+export const ALL_SITES = "*";
+
+/** A channel within one process: enough for a single instance. */
+export function localChannel(): SiteChangeChannel {
+  const listeners: ((siteId: string) => void)[] = [];
+  return {
+    connected: true,
+    async publish(siteId) {
+      for (const listener of listeners) listener(siteId);
+    },
+    subscribe(listener) {
+      listeners.push(listener);
+    },
+    async close() {},
+  };
+}
+
+export interface SiteCacheOptions {
+  /**
+   * How long a row may be served from memory, counted from when its read began. A safety net
+   * for changes no channel carries (another process writing the same store, a lost message).
+   */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+/** Without a channel to other instances, 5 s is what keeps SPEC.md's promise on its own. */
+export const DEFAULT_SITE_CACHE_TTL_MS = 5_000;
+
+interface Held {
+  row: SiteRow;
+  expiresAt: number;
+}
+
+/** Reads of one site in flight, and how many times the site changed since the first began. */
+interface Loading {
+  reads: number;
+  changes: number;
+}
+
+export class SiteCache {
+  private readonly rows = new Map<string, Held>();
+  private readonly loading = new Map<string, Loading>();
+  /** Bumped by `"*"`: a read that began before it must not keep its row. */
+  private epoch = 0;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly channel: SiteChangeChannel = localChannel(),
+    options: SiteCacheOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_SITE_CACHE_TTL_MS;
+    this.now = options.now ?? Date.now;
+    channel.subscribe((siteId) => this.invalidate(siteId));
+  }
+
+  /**
+   * The row of `siteId`: from memory when held and fresh, else from `load` (and then held, unless
+   * the site changed while it loaded or the channel is down).
+   */
+  async get(
+    siteId: string,
+    load: (siteId: string) => Promise<SiteRow | undefined>,
+  ): Promise<SiteRow | undefined> {
+    if (!this.channel.connected) {
+      // Changes may be passing unheard: whatever is held may be stale, and so would a new row be.
+      this.rows.clear();
+      return load(siteId);
+    }
+    const at = this.now();
+    const held = this.rows.get(siteId);
+    if (held !== undefined) {
+      if (at < held.expiresAt) return held.row;
+      this.rows.delete(siteId);
+    }
+    const loading = this.loading.get(siteId) ?? { reads: 0, changes: 0 };
+    this.loading.set(siteId, loading);
+    loading.reads++;
+    const changes = loading.changes;
+    const epoch = this.epoch;
+    try {
+      const row = await load(siteId);
+      const unchanged = loading.changes === changes && this.epoch === epoch;
+      if (row !== undefined && unchanged && this.channel.connected) {
+        // From when the read began: the row can be no older than that.
+        this.rows.set(siteId, { row, expiresAt: at + this.ttlMs });
+      }
+      return row;
+    } finally {
+      if (--loading.reads === 0) this.loading.delete(siteId);
+    }
+  }
+
+  /** Drops `siteId` here at once and tells the other instances. Call after the write committed. */
+  async changed(siteId: string): Promise<void> {
+    this.invalidate(siteId);
+    await this.channel.publish(siteId);
+  }
+
+  async close(): Promise<void> {
+    this.rows.clear();
+    await this.channel.close();
+  }
+
+  private invalidate(siteId: string): void {
+    if (siteId === ALL_SITES) {
+      this.epoch++;
+      this.rows.clear();
+      return;
+    }
+    this.rows.delete(siteId);
+    const loading = this.loading.get(siteId);
+    if (loading !== undefined) loading.changes++;
+  }
+}
