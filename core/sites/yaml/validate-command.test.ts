@@ -35,7 +35,7 @@ describe("sitevoice validate", () => {
   it("prints every problem of the broken fixtures and exits 1", async () => {
     const { code, lines } = await run(["test/fixtures/broken-sites"]);
     expect(code).to.equal(1);
-    expect(lines).to.have.length(15);
+    expect(lines).to.have.length(16);
     expect(lines[0]).to.equal(
       "test/fixtures/broken-sites/alias-bomb.yaml:7:10  -  too many YAML aliases (possible alias bomb)",
     );
@@ -43,6 +43,6 @@ describe("sitevoice validate", () => {
       "test/fixtures/broken-sites/plain-http-base-url.yaml:10:5  adapter.config.baseUrl  " +
         "adapter.config.baseUrl must use https:// (plain http is allowed only for localhost and 127.0.0.1)",
     );
-    expect(lines.at(-1)).to.equal("14 problems in 14 files");
+    expect(lines.at(-1)).to.equal("15 problems in 15 files");
   });
 });

@@ -75,6 +75,7 @@ describe("validateSiteFiles", () => {
         "not-a-mapping.yaml",
         "not-utf8.yaml",
         "plain-http-base-url.yaml",
+        "secret-in-plain-field.yaml",
         "unknown-adapter-type.yaml",
         "unknown-field.yaml",
         "unknown-industry.yaml",
@@ -183,6 +184,17 @@ describe("validateSiteFiles", () => {
           column: 1,
           field: "schema_version",
           message: "schema_version 2 is newer than this service understands (1)",
+        },
+      ]);
+    });
+
+    it("a secret reference in a field that is not sealed", () => {
+      expectProblems("secret-in-plain-field.yaml", [
+        {
+          line: 13,
+          column: 7,
+          field: "adapter.config.headers.X-Api-Key",
+          message: "${env:OPEN_BOOKS_KEY} is only resolved in secret fields",
         },
       ]);
     });

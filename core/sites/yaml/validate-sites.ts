@@ -11,6 +11,7 @@ import type { FieldError } from "../../validation/schema-validator.ts";
 import { validateBody } from "../../validation/schema-validator.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
 import { SchemaVersionError, migrateSiteFile } from "./schema-migrations.ts";
+import { checkReferences } from "./secret-refs.ts";
 import { parseSiteFile, unreadable } from "./site-file.ts";
 import type { SiteFile, SiteProblem } from "./site-file.ts";
 
@@ -29,8 +30,6 @@ export interface SiteValidation {
   /** Every problem of every file, sorted by file, line and column. */
   problems: SiteProblem[];
 }
-
-/** Adapter types whose config the site schema describes; others need a plugin. */
 
 const SITE_FILE_EXTENSIONS = new Set([".yaml", ".yml"]);
 
@@ -126,6 +125,9 @@ function checkFile(file: SiteFile, raw: Record<string, unknown>, options: Valida
       add(file, field, message);
     }
   }
+
+  // References are checked for their form only; their values exist where the file is synced.
+  for (const { field, message } of checkReferences(data)) add(file, field, message);
 
   const industry = data.industry;
   if (typeof industry === "string" && !reported.has("industry")) {
