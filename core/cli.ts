@@ -5,13 +5,19 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { bootstrap } from "./bootstrap.ts";
-import { scopes, type Scope } from "./http/principal.ts";
+import { operatorPrincipal, scopes, type Scope } from "./http/principal.ts";
 import { isServiceError } from "./http/errors.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { loadSettings, SettingsError, type Settings } from "./settings.ts";
 import { PluginHost } from "./host/plugin-host.ts";
-import { BUILTIN_PLUGINS_DIR, createLogger, startService } from "./service.ts";
+import { BUILTIN_PLUGINS_DIR, connectRedis, createLogger, startService } from "./service.ts";
+import { SiteCache } from "./sites/site-cache.ts";
+import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
+import { SiteService } from "./sites/site-service.ts";
+import { pullCommand } from "./sites/sync/pull-command.ts";
+import { localTarget, remoteTarget, type SiteTarget } from "./sites/sync/site-target.ts";
+import { diffCommand, syncCommand } from "./sites/sync/sync-command.ts";
 import { rotateSecrets } from "./sites/secret-rotation.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
 import { keyRing } from "./security/secret-box.ts";
@@ -23,6 +29,14 @@ const USAGE = `usage: sitevoice <command>
 
   serve                         start the HTTP service (npm start)
   validate [paths…]             check site YAML files (default sites/); exit 1 on any problem
+  diff [paths…] [--prune]       show, per site, what sync would change, field by field
+  sync [paths…] [--dry-run] [--prune]
+                                make the sites match the files (create, update; --prune deletes
+                                sites no file describes); secrets \${env:…}/\${file:…} resolved here
+  pull [folder]                 write the sites into YAML files (default sites/), keeping comments
+                                diff, sync and pull act on the local store of the default workspace
+                                (or --workspace ID), or with --remote URL on a running service
+                                with the API key in SITEVOICE_API_KEY
   migrate                       bring the database schema up to date
   keys create --name N --scopes a,b [--mode live|test] [--site-ids s1,s2] [--workspace ID]
                                 create an API key and print its value once
@@ -75,6 +89,97 @@ async function serve(settings: Readonly<Settings>) {
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
+/** The workspace a CLI command acts on: the one named, or the default one (created if need be). */
+async function workspaceFor(
+  store: Store,
+  settings: Readonly<Settings>,
+  named: string | undefined,
+): Promise<string> {
+  if (named !== undefined) {
+    if ((await store.workspaces.get(named)) === undefined)
+      throw new Error(`unknown workspace ${named}`);
+    return named;
+  }
+  const boot = await bootstrap(store, new ApiKeyService(store), settings.defaultPlan);
+  if (boot.firstKey !== undefined) {
+    console.log(
+      `Created the default workspace. Its first API key, shown once:\n\n  ${boot.firstKey}\n`,
+    );
+  }
+  return boot.workspaceId;
+}
+
+async function loadPlugins(settings: Readonly<Settings>): Promise<PluginHost> {
+  // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
+  const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
+  await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
+  await plugins.loadPackages(settings.plugins);
+  return plugins;
+}
+
+/** diff, sync and pull: the files against the local store or a remote service. */
+async function siteFiles(
+  settings: Readonly<Settings>,
+  command: "diff" | "sync" | "pull",
+  args: string[],
+) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      remote: { type: "string" },
+      workspace: { type: "string" },
+      prune: { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+    },
+  });
+  if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
+  if (command === "pull" && values.prune) throw new Error("pull has no --prune");
+  const plugins = await loadPlugins(settings);
+  const run = async (target: SiteTarget) => {
+    const options = { cwd: process.cwd(), out: console.log, plugins, target, prune: values.prune };
+    switch (command) {
+      case "diff":
+        return diffCommand(positionals, options);
+      case "sync":
+        return syncCommand(positionals, { ...options, dryRun: values["dry-run"] });
+      case "pull":
+        return pullCommand(positionals, options);
+    }
+  };
+  try {
+    if (values.remote !== undefined) {
+      if (values.workspace !== undefined)
+        throw new Error("--workspace is for the local store; a remote key names its workspace");
+      const key = process.env.SITEVOICE_API_KEY;
+      if (key === undefined || key === "")
+        throw new Error("--remote needs an API key in SITEVOICE_API_KEY (sites:read, sites:write)");
+      process.exitCode = await run(remoteTarget(values.remote, key));
+      return;
+    }
+    await withStore(settings, async (store) => {
+      const workspaceId = await workspaceFor(store, settings, values.workspace);
+      const ring = keyRing(
+        resolveMasterKey(settings, createLogger(settings)),
+        settings.oldMasterKeys,
+      );
+      // Changes are announced like the service's own, so running instances drop their copies.
+      const logger = createLogger(settings);
+      const redis = connectRedis(settings, logger);
+      const { channel } = await siteChangeChannel(settings, { redis, logger });
+      const sites = new SiteService(store, ring, plugins, { cache: new SiteCache(channel) });
+      try {
+        process.exitCode = await run(localTarget(sites, operatorPrincipal(workspaceId, "cli")));
+      } finally {
+        await sites.cache.close();
+        redis?.disconnect();
+      }
+    });
+  } finally {
+    await plugins.close();
+  }
+}
+
 async function keys(settings: Readonly<Settings>, args: string[]) {
   const { values, positionals } = parseArgs({
     args,
@@ -90,8 +195,7 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
   const [action, id] = positionals;
   await withStore(settings, async (store) => {
     const service = new ApiKeyService(store);
-    const workspaceId =
-      values.workspace ?? (await bootstrap(store, service, settings.defaultPlan)).workspaceId;
+    const workspaceId = await workspaceFor(store, settings, values.workspace);
     switch (action) {
       case "create": {
         const input = validateBody<{
@@ -107,8 +211,6 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
             ? {}
             : { site_ids: values["site-ids"].split(",").map((s) => s.trim()) }),
         });
-        if ((await store.workspaces.get(workspaceId)) === undefined)
-          throw new Error(`unknown workspace ${workspaceId}`);
         const key = await service.create(workspaceId, input);
         console.log(
           `${key.id}  ${key.scopes.join(",")}  (${key.mode})\n\n  ${key.value}\n\nThis is the only time the value is shown.`,
@@ -133,15 +235,13 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
 }
 
 async function validate(settings: Readonly<Settings>, paths: string[]) {
-  // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
-  const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
-  await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
-  await plugins.loadPackages(settings.plugins);
+  const plugins = await loadPlugins(settings);
   process.exitCode = await validateCommand(paths, {
     cwd: process.cwd(),
     out: console.log,
     plugins,
   });
+  await plugins.close();
 }
 
 async function main(argv: string[]) {
@@ -154,6 +254,10 @@ async function main(argv: string[]) {
   switch (command) {
     case "validate":
       return validate(settings, rest);
+    case "diff":
+    case "sync":
+    case "pull":
+      return siteFiles(settings, command, rest);
     case "serve":
       return serve(settings);
     case "migrate":

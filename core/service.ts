@@ -18,6 +18,7 @@ import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { SiteService } from "./sites/site-service.ts";
+import { loadSiteFolder } from "./sites/sync/load-sites.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
 
@@ -88,6 +89,14 @@ export async function startService(
     cache = new SiteCache(channel, { ttlMs });
     const sites = new SiteService(store, ring, plugins, { cache });
     const boot = await bootstrap(store, keys, settings.defaultPlan);
+    if (settings.sitesDir !== undefined) {
+      await loadSiteFolder(settings.sitesDir, {
+        sites,
+        workspaceId: boot.workspaceId,
+        plugins,
+        logger,
+      });
+    }
     const app = createApp({
       settings,
       logger,

@@ -30,6 +30,8 @@ export interface Settings {
   plugins: string[];
   /** Config of service-wide plugins (event sinks, auth, prompt templates), by plugin name. */
   pluginConfig: Record<string, unknown>;
+  /** Site files loaded into the default workspace at start-up; undefined when turned off. */
+  sitesDir?: string;
   /** The plan of the workspace `npm start` creates on first start. */
   defaultPlan: Plan;
   /** Express `trust proxy` value; unset = the client IP is the socket's. */
@@ -161,6 +163,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     }
   }
   const pluginConfig = value("SITEVOICE_PLUGIN_CONFIG");
+  // Unset: ./sites; set but empty: no start-up load.
+  const sitesDir = env.SITEVOICE_SITES_DIR === undefined ? "sites" : value("SITEVOICE_SITES_DIR");
   const settings: Settings = {
     port,
     host: value("HOST") ?? "0.0.0.0",
@@ -181,6 +185,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     ).replace(/\/+$/, ""),
     plugins,
     pluginConfig: pluginConfig === undefined ? {} : parsePluginConfig(pluginConfig),
+    sitesDir: sitesDir === undefined ? undefined : path.resolve(sitesDir),
     defaultPlan: oneOf(
       "SITEVOICE_DEFAULT_PLAN",
       value("SITEVOICE_DEFAULT_PLAN") ?? "business",

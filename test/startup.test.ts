@@ -2,64 +2,11 @@
  * `npm start` as a newcomer runs it: the real CLI in a child process on the embedded SQLite
  * default, in an empty folder.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "sitevoice.js");
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], cwd: string, env: Record<string, string>): Run {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(DATABASE_URL|REDIS_URL|SITEVOICE_|PORT$)/.test(k),
-    ),
-  );
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { ...clean, LOG_LEVEL: "info", ...env },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  return {
-    child,
-    output: () => output,
-    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
-  };
-}
-
-/** Resolves once the service prints that it listens; rejects if it exits first. */
-async function serving(started: Run): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!started.output().includes("Sitevoice listening")) {
-    if (started.child.exitCode !== null) throw new Error(`service exited: ${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`service did not start: ${started.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function stop(started: Run): Promise<number | null> {
-  started.child.kill("SIGTERM");
-  return started.exited;
-}
+import { freePort, run, serving, stop } from "./helpers/cli-process.ts";
 
 describe("npm start on the embedded default", function () {
   this.timeout(60_000);

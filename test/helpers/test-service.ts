@@ -39,6 +39,7 @@ export async function startTestService(
     SITEVOICE_DATA_DIR: dataDir,
     SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
     DATABASE_URL: databaseUrl,
+    SITEVOICE_SITES_DIR: "", // suites load site files themselves when they want some
     ...env,
   });
   const service = await startService(settings);
