@@ -2,6 +2,7 @@
  * The git round trip of issue 3: diff, sync --dry-run, sync, a second sync, pull and prune on a
  * copy of the example sites, against the local store and against a running service over HTTP.
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -284,3 +285,65 @@ function diff(before: string, after: string) {
   const b = after.split("\n");
   return { removed: a.filter((l) => !b.includes(l)), added: b.filter((l) => !a.includes(l)) };
 }
+
+describe("npm start loads sites/ into the default workspace", function () {
+  let database: TestDatabase | undefined;
+  let dir: string;
+
+  before(async function () {
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-load-"));
+    fs.cpSync(EXAMPLES, dir, { recursive: true });
+  });
+  after(async () => {
+    await database?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const masterKey = crypto.randomBytes(32).toString("base64"); // the same on both starts
+  const start = () =>
+    startTestService(database!.url, { SITEVOICE_SITES_DIR: dir, SITEVOICE_MASTER_KEY: masterKey });
+  const ids = async (service: TestService) =>
+    (await localTarget(service.sites, operatorPrincipal(service.boot.workspaceId, "test")).list())
+      .map((s) => s.site_id)
+      .sort();
+
+  it("applies the example files on start, changes to them on restart, never over API edits", async () => {
+    let service = await start();
+    try {
+      expect(await ids(service)).to.deep.equal([
+        "bright-smiles-dental",
+        "luigis-trattoria",
+        "nordic-home-shop",
+      ]);
+      const principal = operatorPrincipal(service.boot.workspaceId, "test");
+      await service.sites.patch(principal, "nordic-home-shop", { voice: "coral" });
+    } finally {
+      await service.stop();
+    }
+
+    const luigis = path.join(dir, "luigis-trattoria.yaml");
+    fs.writeFileSync(
+      luigis,
+      fs.readFileSync(luigis, "utf8").replace(/^voice: .*$/m, "voice: sage"),
+    );
+    fs.writeFileSync(path.join(dir, "broken.yaml"), "business_name: [unclosed\n");
+    service = await start();
+    try {
+      const principal = operatorPrincipal(service.boot.workspaceId, "test");
+      // The file changed and nobody edited the site since: applied.
+      expect((await service.sites.get(principal, "luigis-trattoria")).voice).to.equal("sage");
+      // Edited through the API since its file was applied: left as it is.
+      expect((await service.sites.get(principal, "nordic-home-shop")).voice).to.equal("coral");
+      // Unchanged file: no new version; a broken file is skipped and the service still starts.
+      const versions = await service.sites.versions(principal, "bright-smiles-dental", {
+        limit: 10,
+      });
+      expect(versions.items.map((v) => v.version)).to.deep.equal([1]);
+      expect(versions.items[0]?.actor).to.equal("operator:startup");
+    } finally {
+      await service.stop();
+    }
+  });
+});

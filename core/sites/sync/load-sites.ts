@@ -61,8 +61,16 @@ export async function loadSiteFolder(
       loaded.skipped.push({ siteId, file, reason });
       logger.warn({ site_id: siteId, file }, `site file not loaded: ${reason}`);
     } else {
-      await target.put(siteId, desired.site);
-      loaded.applied.push(siteId);
+      try {
+        await target.put(siteId, desired.site);
+        loaded.applied.push(siteId);
+      } catch (error) {
+        // One site that cannot be written (another instance racing with an edit, a store
+        // hiccup) must not keep the service from starting.
+        const reason = (error as Error).message;
+        loaded.skipped.push({ siteId, file, reason });
+        logger.warn({ site_id: siteId, file }, `site file not loaded: ${reason}`);
+      }
     }
   }
   logger.info(
