@@ -9,6 +9,7 @@ import { requestContext } from "./http/request-context.ts";
 import { requestLog } from "./http/request-log.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { queryRoutes } from "./routes/query-routes.ts";
 import { sitesRoutes } from "./routes/sites-routes.ts";
 import type { Settings } from "./settings.ts";
 import type { SiteService } from "./sites/site-service.ts";
@@ -34,6 +35,7 @@ export function createApp(parts: AppParts): Express {
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));
   app.use(sitesRoutes(parts.sites, requireKey));
+  app.use(queryRoutes(parts, requireKey));
 
   app.use(notFoundHandler);
   app.use(errorHandler(parts.logger));

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import type { AdapterQuery, CollectionSpec } from "../search/search-types.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -52,6 +53,15 @@ function memorySink(name: string, received: unknown[] = []) {
     }),
   });
 }
+
+const pages: CollectionSpec = {
+  name: "pages",
+  source: "pages",
+  searchable_fields: [],
+  filterable_fields: [],
+  display_fields: [],
+};
+const everything: AdapterQuery = { searchFields: [], filters: [], limit: 10, fields: [] };
 
 describe("PluginHost", () => {
   let host: PluginHost;
@@ -328,7 +338,7 @@ describe("PluginHost", () => {
           create: async () => {
             creates += 1;
             await new Promise((resolve) => setTimeout(resolve, 10));
-            return { search: async () => creates };
+            return { search: async () => ({ success: true as const, total: creates, items: [] }) };
           },
         }),
         "test",
@@ -351,7 +361,7 @@ describe("PluginHost", () => {
 
       expect(replaced).to.not.equal(old);
       expect(closedLog()).to.deep.equal(["one"]);
-      expect(await replaced.search("pages", {}, { signal })).to.deep.equal({
+      expect(await replaced.search(pages, everything, { signal })).to.deep.equal({
         success: true,
         total: 0,
         returned: 0,
@@ -372,7 +382,7 @@ describe("PluginHost", () => {
         'plugin "sitevoice-sink-throws": create failed for scope "s1": sink cannot start',
       );
       expect((error.cause as Error).message).to.equal("sink cannot start");
-      expect(await adapter.search("pages", {}, { signal })).to.have.property("total", 0);
+      expect(await adapter.search(pages, everything, { signal })).to.have.property("total", 0);
     });
 
     it("does not keep a failed create, so the next call tries again", async () => {
@@ -401,7 +411,7 @@ describe("PluginHost", () => {
     it("rejects with PluginCallError when a method rejects", async () => {
       const adapter = await host.instance("adapter", "example", { dataset: "explode" }, "s1");
 
-      const error = await rejectionOf(adapter.search("pages", {}, { signal }));
+      const error = await rejectionOf(adapter.search(pages, everything, { signal }));
 
       expect(error).to.be.instanceOf(PluginCallError);
       expect(error).to.include({
@@ -429,7 +439,7 @@ describe("PluginHost", () => {
       const adapter = await host.instance("adapter", "adapter-sync-throw", {}, "s1");
 
       let result: Promise<unknown> | undefined;
-      expect(() => (result = adapter.search("pages", {}, { signal }))).to.not.throw();
+      expect(() => (result = adapter.search(pages, everything, { signal }))).to.not.throw();
       const error = await rejectionOf(result as Promise<unknown>);
 
       expect(error).to.be.instanceOf(PluginCallError);
@@ -507,7 +517,7 @@ describe("PluginHost", () => {
           name: "adapter-bad-close",
           apiVersion: 1,
           create: () => ({
-            search: async () => undefined,
+            search: async () => ({ success: true as const, total: 0, items: [] }),
             close: () => {
               closedLog().push("bad-close");
               throw new Error("close failed");

@@ -3,6 +3,12 @@
  * `definePlugin` only gives types; the host checks everything at registration.
  */
 import type { Logger } from "pino";
+import type {
+  AdapterQuery,
+  CollectionIntrospection,
+  CollectionSpec,
+  SearchResult,
+} from "../search/search-types.ts";
 
 /** The contract version this host speaks; a plugin built for another is refused. */
 export const PLUGIN_API_VERSION = 1;
@@ -43,13 +49,22 @@ export interface SearchOptions {
   signal: AbortSignal;
 }
 
-/** An adapter instance serves one site's `adapter` config. Built out by the adapters issue. */
+/**
+ * An adapter instance serves one site's `adapter.config` (one instance per site and config; the
+ * host closes it when the config changes). The service checks every SearchParams against the
+ * collection's field lists before calling `search`, and keeps only the display fields of the
+ * items; an adapter still binds every value and quotes every identifier.
+ */
 export interface DataAdapter extends PluginInstance {
-  /** Runs a validated search against one collection. */
-  search(collection: string, params: unknown, options: SearchOptions): Promise<unknown>;
-  /** Describes a collection's fields, types, samples and record count. */
-  introspect?(collection: string, options: SearchOptions): Promise<unknown>;
-  /** Checks the connection; resolves when the backend answers. */
+  /** Runs a checked search. A backend failure is `{success: false, error}` (no credentials in it). */
+  search(
+    collection: CollectionSpec,
+    query: AdapterQuery,
+    options: SearchOptions,
+  ): Promise<SearchResult>;
+  /** Each field of the collection with its type, a sample value, and the record count. */
+  introspect?(collection: CollectionSpec, options: SearchOptions): Promise<CollectionIntrospection>;
+  /** Checks the connection; resolves when the backend answers, rejects with why not. */
   test?(options: SearchOptions): Promise<void>;
 }
 

@@ -96,6 +96,10 @@ export const errors = {
         details: id === undefined ? {} : { id },
       },
     ),
+  siteNotFound: (siteId: string) =>
+    new ServiceError("site_not_found", `No site with site_id '${siteId}'`, {
+      details: { site_id: siteId },
+    }),
   routeNotFound: (method: string, path: string) =>
     new ServiceError("not_found", `No route for ${method} ${path}`, { details: { method, path } }),
   conflict: (message: string, details: ErrorDetails = {}) =>
@@ -111,6 +115,16 @@ export const errors = {
       details: { retry_after_seconds: retryAfterSeconds, ...details },
       headers: { "Retry-After": String(retryAfterSeconds) },
     }),
+  adapterError: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("adapter_error", `The data adapter failed: ${message}`, {
+      details: { error: message, ...details },
+    }),
+  adapterTimeout: (timeoutMs: number) =>
+    new ServiceError(
+      "adapter_timeout",
+      `The data backend did not answer within ${timeoutMs / 1000} seconds`,
+      { details: { timeout_ms: timeoutMs } },
+    ),
   internal: (cause: unknown) =>
     new ServiceError("internal_error", "Internal server error", { cause }),
   serviceUnavailable: (message: string, cause?: unknown) =>

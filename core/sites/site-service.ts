@@ -98,6 +98,18 @@ export class SiteService {
     };
   }
 
+  /**
+   * The site's config with its secrets open, for the service's own use (an adapter needs its
+   * credentials); never answered to a client. Read through the cache.
+   */
+  async openConfig(
+    principal: Principal,
+    siteId: string,
+  ): Promise<SiteConfig & { version: number }> {
+    const row = await this.owned(principal, siteId, { cached: true });
+    return { ...this.decode(row), version: row.version };
+  }
+
   async get(principal: Principal, siteId: string): Promise<SiteView> {
     return this.view(await this.owned(principal, siteId, { cached: true }));
   }

@@ -11,12 +11,14 @@ import apiKeyCreateSchema from "../../schemas/api-key-create.schema.json" with {
 import siteCreateSchema from "../../schemas/site-create.schema.json" with { type: "json" };
 import sitePatchSchema from "../../schemas/site-patch.schema.json" with { type: "json" };
 import siteSchema from "../../schemas/site.schema.json" with { type: "json" };
+import searchParamsSchema from "../../schemas/search-params.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
   "site-create": siteCreateSchema,
   "site-patch": sitePatchSchema,
   "api-key-create": apiKeyCreateSchema,
+  "search-params": searchParamsSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */
@@ -243,6 +245,16 @@ function describe(
 ): string {
   const limit = Number(params.limit);
   const custom = parentSchema[ERROR_MESSAGE_KEYWORD];
+  // A subschema's own words for its rule win, except for the keywords about other fields and a
+  // plain type mismatch (the shape is wrong, not the rule) outside a business-rule subschema.
+  const isRule = parentSchema[ERROR_CODE_KEYWORD] !== undefined;
+  if (
+    typeof custom === "string" &&
+    !["required", "additionalProperties"].includes(error.keyword) &&
+    (error.keyword !== "type" || isRule)
+  ) {
+    return custom;
+  }
   switch (error.keyword) {
     case "required":
       return "is required";

@@ -1,0 +1,18 @@
+/**
+ * `sitevoice/testing`: what a third party needs to test an adapter plugin the way the built-in
+ * ones are tested.
+ */
+export {
+  adapterConformanceCases,
+  conformanceCollection,
+  describeAdapterConformance,
+} from "./adapter-conformance.ts";
+export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance.ts";
+export { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.ts";
+export type { ConformanceProduct } from "./conformance-dataset.ts";
+export type {
+  AdapterQuery,
+  CollectionIntrospection,
+  CollectionSpec,
+  SearchResult,
+} from "../../search/search-types.ts";

@@ -1,0 +1,132 @@
+import { expect } from "chai";
+import pino from "pino";
+import { Writable } from "node:stream";
+import type { DataAdapter } from "../host/plugin.ts";
+import { checkSearch } from "./check-search.ts";
+import { runSearch } from "./run-search.ts";
+import type { CollectionSpec } from "./search-types.ts";
+
+const collection: CollectionSpec = {
+  name: "menu",
+  source: "/menu",
+  searchable_fields: ["name"],
+  filterable_fields: ["price"],
+  display_fields: ["name", "price"],
+};
+const query = checkSearch(collection, { collection: "menu", query: "pizza", limit: 2 });
+
+async function rejection(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { code?: string; details?: Record<string, unknown> };
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("runSearch", () => {
+  it("keeps only the returned fields and at most limit items", async () => {
+    const adapter: DataAdapter = {
+      search: async () => ({
+        success: true,
+        total: 3,
+        items: [
+          { name: "Margherita", price: 11, cost: 3 },
+          { name: "Marinara", price: 9, supplier: "x" },
+          { name: "Diavola", price: 13 },
+        ],
+      }),
+    };
+    expect(await runSearch(adapter, collection, query)).to.deep.equal({
+      success: true,
+      total: 3,
+      returned: 2,
+      items: [
+        { name: "Margherita", price: 11 },
+        { name: "Marinara", price: 9 },
+      ],
+    });
+  });
+
+  it("aborts the adapter's signal and answers 504 adapter_timeout at the deadline", async () => {
+    let aborted: unknown;
+    const adapter: DataAdapter = {
+      search: (_c, _q, { signal }) =>
+        new Promise(() => {
+          signal.addEventListener("abort", () => (aborted = signal.reason));
+        }),
+    };
+    const error = await rejection(runSearch(adapter, collection, query, { timeoutMs: 20 }));
+    expect(error).to.include({ code: "adapter_timeout", status: 504 });
+    expect(aborted).to.equal(error);
+  });
+
+  it("aborts the adapter when the caller's signal does", async () => {
+    const caller = new AbortController();
+    let seen = false;
+    const adapter: DataAdapter = {
+      search: (_c, _q, { signal }) =>
+        new Promise((_, reject) => {
+          signal.addEventListener("abort", () => {
+            seen = true;
+            reject(new Error("aborted"));
+          });
+          caller.abort(new Error("client gone"));
+        }),
+    };
+    const error = await rejection(runSearch(adapter, collection, query, { signal: caller.signal }));
+    expect(seen).to.equal(true);
+    expect(error).to.include({ code: "adapter_error" });
+  });
+
+  it("422 adapter_error for success:false, a throw, and an invalid result", async () => {
+    const answers: DataAdapter["search"][] = [
+      async () => ({ success: false, error: "backend answered 503" }),
+      async () => {
+        throw new Error("password=hunter2 in a driver message");
+      },
+      async () => ({ success: true, total: "3", items: [] }) as never,
+    ];
+    const messages = [];
+    for (const search of answers) {
+      const error = await rejection(runSearch({ search }, collection, query));
+      expect(error).to.include({ code: "adapter_error", status: 422 });
+      messages.push(error.details?.error);
+    }
+    expect(messages).to.deep.equal([
+      "backend answered 503",
+      "the adapter failed unexpectedly",
+      "the adapter returned an invalid result",
+    ]);
+  });
+
+  it("logs parameters, size and latency, never the rows", async () => {
+    let logged = "";
+    const logger = pino(
+      new Writable({
+        write(chunk, _encoding, done) {
+          logged += String(chunk);
+          done();
+        },
+      }),
+    );
+    const adapter: DataAdapter = {
+      search: async () => ({
+        success: true,
+        total: 1,
+        items: [{ name: "Secret Special", price: 1 }],
+      }),
+    };
+    await runSearch(adapter, collection, query, { logger });
+    const line = JSON.parse(logged.trim()) as Record<string, unknown>;
+    expect(line).to.include({
+      msg: "search",
+      collection: "menu",
+      text: "pizza",
+      total: 1,
+      returned: 1,
+    });
+    expect(line.latency_ms).to.be.a("number");
+    expect(logged).not.to.include("Secret Special");
+  });
+});
