@@ -13,6 +13,7 @@ import { PluginHost } from "./host/plugin-host.ts";
 import { rateLimiterFactory } from "./http/rate-limiter.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
+import { guardedFetch } from "./security/outbound-guard.ts";
 import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
@@ -73,7 +74,10 @@ export async function startService(
 ): Promise<RunningService> {
   const store = new Store(openDatabase(settings.database));
   const redis = connectRedis(settings, logger);
-  const plugins = new PluginHost({ logger });
+  const plugins = new PluginHost({
+    logger,
+    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+  });
   let cache: SiteCache | undefined;
   try {
     const applied = await migrate(store.db);

@@ -21,6 +21,7 @@ describe("settings", () => {
     expect(settings.redisUrl).to.equal(undefined);
     expect(settings.logLevel).to.equal("info");
     expect(settings.publicBaseUrl).to.equal("http://localhost:8787");
+    expect(settings.allowPrivateNetworks).to.equal(false);
     expect(Object.isFrozen(settings)).to.equal(true);
   });
 
@@ -59,6 +60,15 @@ describe("settings", () => {
     ]);
   });
 
+  it("allows private networks for outbound requests only when told to", () => {
+    expect(
+      loadSettings({ SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true" }).allowPrivateNetworks,
+    ).to.equal(true);
+    expect(
+      loadSettings({ SITEVOICE_ALLOW_PRIVATE_NETWORKS: "FALSE" }).allowPrivateNetworks,
+    ).to.equal(false);
+  });
+
   it("refuses each bad value naming the variable", () => {
     refused({ PORT: "65536" }, "PORT");
     refused({ PORT: "8787x" }, "PORT");
@@ -72,5 +82,6 @@ describe("settings", () => {
     refused({ SITEVOICE_PLUGINS: "Bad Name" }, "SITEVOICE_PLUGINS");
     refused({ SITEVOICE_PLUGIN_CONFIG: "[1]" }, "SITEVOICE_PLUGIN_CONFIG");
     refused({ SITEVOICE_DEFAULT_PLAN: "gold" }, "SITEVOICE_DEFAULT_PLAN");
+    refused({ SITEVOICE_ALLOW_PRIVATE_NETWORKS: "yes" }, "SITEVOICE_ALLOW_PRIVATE_NETWORKS");
   });
 });

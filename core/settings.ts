@@ -36,6 +36,11 @@ export interface Settings {
   defaultPlan: Plan;
   /** Express `trust proxy` value; unset = the client IP is the socket's. */
   trustedProxies?: string;
+  /**
+   * Lets outbound requests (REST adapter, crawler, webhooks) reach private, loopback and
+   * link-local addresses; off by default, since site configs choose those URLs (SSRF).
+   */
+  allowPrivateNetworks: boolean;
   /** development | production | test */
   nodeEnv: string;
 }
@@ -138,6 +143,13 @@ function parsePluginConfig(raw: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+function parseBoolean(variable: string, raw: string): boolean {
+  const lower = raw.toLowerCase();
+  if (lower === "true") return true;
+  if (lower === "false") return false;
+  throw new SettingsError(variable, `must be true or false (got "${raw}")`);
+}
+
 function oneOf<T extends string>(variable: string, raw: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   throw new SettingsError(variable, `must be one of ${allowed.join(", ")} (got "${raw}")`);
@@ -192,6 +204,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       PLANS,
     ),
     trustedProxies: value("TRUSTED_PROXIES"),
+    allowPrivateNetworks: parseBoolean(
+      "SITEVOICE_ALLOW_PRIVATE_NETWORKS",
+      value("SITEVOICE_ALLOW_PRIVATE_NETWORKS") ?? "false",
+    ),
     nodeEnv: value("NODE_ENV") ?? "development",
   };
   return Object.freeze(settings);

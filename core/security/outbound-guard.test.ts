@@ -1,0 +1,325 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { expect } from "chai";
+import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
+import {
+  addressRange,
+  addressRefusal,
+  guardedFetch,
+  isPublicAddress,
+  OutboundBlockedError,
+  type ResolvedAddress,
+} from "./outbound-guard.ts";
+
+async function refusalOf(promise: Promise<unknown>): Promise<OutboundBlockedError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error, String(error)).to.be.instanceOf(OutboundBlockedError);
+    return error as OutboundBlockedError;
+  }
+  return expect.fail("expected the request to be refused");
+}
+
+/** A resolver for made-up names, counting its calls; unknown names do not resolve. */
+function fakeDns(table: Record<string, string[] | (() => string[])>) {
+  const calls: string[] = [];
+  const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
+    calls.push(hostname);
+    const entry = table[hostname];
+    const addresses = typeof entry === "function" ? entry() : entry;
+    if (addresses === undefined) {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    }
+    return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+  return { resolve, calls };
+}
+
+describe("outbound guard", () => {
+  let server: DrfServer;
+  before(async () => {
+    server = await startDrfServer();
+  });
+  after(() => server.close());
+
+  describe("address classification", () => {
+    it("calls globally routed unicast addresses public", () => {
+      for (const address of ["93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946"]) {
+        expect(addressRange(address), address).to.equal("public");
+        expect(isPublicAddress(address), address).to.equal(true);
+        expect(addressRefusal(address, { allowPrivateNetworks: false }), address).to.equal(
+          undefined,
+        );
+      }
+    });
+
+    it("names the range of every address it refuses", () => {
+      const ranges: Record<string, string> = {
+        "127.0.0.1": "loopback",
+        "127.255.0.9": "loopback",
+        "10.1.2.3": "private",
+        "172.16.0.1": "private",
+        "172.31.255.254": "private",
+        "192.168.1.1": "private",
+        "169.254.1.1": "linkLocal",
+        "100.64.0.1": "carrierGradeNat",
+        "224.0.0.1": "multicast",
+        "0.0.0.0": "unspecified",
+        "255.255.255.255": "broadcast",
+        "240.0.0.1": "reserved",
+        "::1": "loopback",
+        "::": "unspecified",
+        "fe80::1": "linkLocal",
+        "fc00::1": "uniqueLocal",
+        "fd12:3456::1": "uniqueLocal",
+        "ff02::1": "multicast",
+        // IPv4-mapped and NAT64 addresses are judged by the IPv4 address inside.
+        "::ffff:127.0.0.1": "loopback",
+        "::ffff:10.0.0.1": "private",
+        "::ffff:7f00:1": "loopback",
+        "64:ff9b::7f00:1": "loopback",
+        "169.254.169.254": "metadata",
+        "::ffff:169.254.169.254": "metadata",
+        "64:ff9b::a9fe:a9fe": "metadata",
+        "fd00:ec2::254": "metadata",
+        "100.100.100.200": "metadata",
+      };
+      for (const [address, range] of Object.entries(ranges)) {
+        expect(addressRange(address), address).to.equal(range);
+        expect(addressRefusal(address, { allowPrivateNetworks: false }), address).to.be.a("string");
+      }
+      expect(addressRefusal("::ffff:7f00:1", { allowPrivateNetworks: false })).to.equal(
+        "a loopback address",
+      );
+    });
+
+    it("lets private networks through when allowed, but never a metadata address", () => {
+      const allowed = { allowPrivateNetworks: true };
+      for (const address of ["127.0.0.1", "10.0.0.1", "::1", "fd12::1", "100.64.0.1"]) {
+        expect(addressRefusal(address, allowed), address).to.equal(undefined);
+      }
+      for (const address of ["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254"]) {
+        expect(addressRefusal(address, allowed), address).to.match(/never allowed/);
+      }
+    });
+  });
+
+  describe("with private networks not allowed", () => {
+    const guarded = guardedFetch({ allowPrivateNetworks: false });
+
+    it("refuses IP literals of every blocked range before connecting", async () => {
+      const port = server.port;
+      const urls = [
+        `http://127.0.0.1:${port}/api/products/`,
+        `http://[::1]:${port}/api/products/`,
+        `http://[::ffff:127.0.0.1]:${port}/api/products/`,
+        `http://2130706433:${port}/api/products/`, // 127.0.0.1 in decimal; URL normalizes it
+        `http://0.0.0.0:${port}/`,
+        "http://10.0.0.1/",
+        "http://172.16.5.4/",
+        "http://192.168.0.1/",
+        "http://100.64.0.1/",
+        "http://169.254.10.10/",
+        "http://224.0.0.1/",
+        "http://[fe80::1]/",
+        "http://[fd00::1]/",
+        "http://[ff02::1]/",
+      ];
+      for (const url of urls) {
+        const error = await refusalOf(guarded(url));
+        expect(error.message, url).to.match(/^outbound request to \S+ refused: /);
+        expect(error.message, url).to.include("private networks are not allowed");
+        expect(error.host, url).to.equal(new URL(url).hostname);
+      }
+      expect(server.requests).to.deep.equal([]);
+    });
+
+    it("refuses the cloud metadata address as never allowed", async () => {
+      const error = await refusalOf(guarded("http://169.254.169.254/latest/meta-data/iam/"));
+      expect(error.message).to.equal(
+        "outbound request to 169.254.169.254 refused: " +
+          "169.254.169.254 is a cloud metadata address, which is never allowed",
+      );
+    });
+
+    it("refuses a host name that resolves to a loopback address (localhost)", async () => {
+      const error = await refusalOf(guarded(`http://localhost:${server.port}/api/products/`));
+      expect(error.message).to.equal(
+        "outbound request to localhost refused: it resolves to a loopback address, and " +
+          "private networks are not allowed (SITEVOICE_ALLOW_PRIVATE_NETWORKS is off)",
+      );
+      expect(server.requests).to.deep.equal([]);
+    });
+
+    it("checks every address of a name, and does not reveal which it found", async () => {
+      const dns = fakeDns({
+        "internal.example": ["10.0.0.5"],
+        "split.example": ["93.184.216.34", "127.0.0.1"],
+        "v6.example": ["2606:2800:220:1:248:1893:25c8:1946", "fd12::7"],
+        "mapped.example": ["::ffff:192.168.1.20"],
+        "metadata.example": ["169.254.169.254"],
+        "cgnat.example": ["100.72.0.9"],
+      });
+      const fetcher = guardedFetch({ allowPrivateNetworks: false, resolve: dns.resolve });
+      const reasons: Record<string, RegExp> = {
+        "internal.example": /resolves to a private address/,
+        "split.example": /resolves to a loopback address/,
+        "v6.example": /resolves to a unique-local address/,
+        "mapped.example": /resolves to a private address/,
+        "metadata.example": /resolves to a cloud metadata address, which is never allowed$/,
+        "cgnat.example": /resolves to a carrier-grade NAT \(shared\) address/,
+      };
+      for (const [name, reason] of Object.entries(reasons)) {
+        const error = await refusalOf(fetcher(`https://${name}/v1/products`));
+        expect(error.message, name).to.match(reason);
+        expect(error.host).to.equal(name);
+        expect(error.message).not.to.match(/\d+\.\d+\.\d+\.\d+|fd12|ffff/);
+      }
+    });
+
+    it("refuses other schemes and credentials in the URL, without quoting them", async () => {
+      for (const url of ["ftp://example.com/file", "file:///etc/passwd", "gopher://x/"]) {
+        const error = await refusalOf(guarded(url));
+        expect(error.message, url).to.include("only http: and https: URLs are allowed");
+      }
+      const error = await refusalOf(guarded("https://admin:hunter2secret@api.example.com/x"));
+      expect(error.message).to.equal(
+        "outbound request to api.example.com refused: credentials in the URL are not allowed",
+      );
+      const viaRequest = await refusalOf(guarded(new URL("https://u:hunter2secret@example.com/")));
+      expect(viaRequest.message).not.to.include("hunter2secret");
+    });
+  });
+
+  describe("with private networks allowed", () => {
+    const guarded = guardedFetch({ allowPrivateNetworks: true });
+
+    it("reaches a local server by IP literal and by name", async () => {
+      const byIp = await guarded(`${server.origin}/api/products/?limit=2`);
+      expect(byIp.status).to.equal(200);
+      expect(((await byIp.json()) as { count: number }).count).to.equal(12);
+      expect(byIp.url).to.equal(`${server.origin}/api/products/?limit=2`);
+      expect(byIp.redirected).to.equal(false);
+      const byName = await guarded(`http://localhost:${server.port}/api/plain/products/`);
+      expect(((await byName.json()) as unknown[]).length).to.equal(12);
+    });
+
+    it("connects to the address it checked, resolving once (no DNS rebinding window)", async () => {
+      // A rebinding server answers a harmless address to the check and another to the connect;
+      // here later answers point where nothing listens, so a second resolution would fail.
+      let answers = 0;
+      const dns = fakeDns({
+        "shop.example": () => (answers++ === 0 ? ["127.0.0.1"] : ["127.0.0.3"]),
+      });
+      const fetcher = guardedFetch({ allowPrivateNetworks: true, resolve: dns.resolve });
+      const arrived = server.nextRequest("/api/products/");
+      const response = await fetcher(`http://shop.example:${server.port}/api/products/`);
+      expect(response.status).to.equal(200);
+      await response.arrayBuffer();
+      expect(dns.calls).to.deep.equal(["shop.example"]);
+      expect((await arrived).headers.host).to.equal(`shop.example:${server.port}`);
+    });
+
+    it("follows a redirect on the same host", async () => {
+      const response = await guarded(`${server.origin}/api/redirect-here/?limit=1`);
+      expect(response.status).to.equal(200);
+      expect(response.redirected).to.equal(true);
+      expect(response.url).to.equal(`${server.origin}/api/products/?limit=1`);
+      expect(((await response.json()) as { results: unknown[] }).results).to.have.length(1);
+    });
+
+    it("refuses a redirect to another host without contacting it", async () => {
+      const before = server.requests.length;
+      const error = await refusalOf(guarded(`${server.origin}/api/redirect-away/`));
+      expect(error.message).to.equal(
+        "outbound request to 127.0.0.1 refused: it redirected to another host (localhost); " +
+          "only same-host redirects are followed",
+      );
+      expect(server.requests.slice(before).map((r) => r.path)).to.deep.equal([
+        "/api/redirect-away/",
+      ]);
+    });
+
+    it("refuses more than 5 redirects, and fewer when told", async () => {
+      let before = server.requests.length;
+      const error = await refusalOf(guarded(`${server.origin}/api/redirect-loop/0/`));
+      expect(error.message).to.equal(
+        "outbound request to 127.0.0.1 refused: it redirected more than 5 times",
+      );
+      expect(server.requests.length - before).to.equal(6);
+
+      before = server.requests.length;
+      const strict = guardedFetch({ allowPrivateNetworks: true, maxRedirects: 1 });
+      await refusalOf(strict(`${server.origin}/api/redirect-loop/0/`));
+      expect(server.requests.length - before).to.equal(2);
+    });
+
+    it("hands the redirect itself back when redirect is manual", async () => {
+      const response = await guarded(`${server.origin}/api/redirect-away/`, { redirect: "manual" });
+      expect(response.status).to.equal(302);
+      expect(response.headers.get("location")).to.match(/^http:\/\/localhost:/);
+    });
+
+    it("sends the method, headers and body it is given", async () => {
+      const arrived = server.nextRequest("/api/products/");
+      const response = await guarded(`${server.origin}/api/products/`, {
+        method: "POST",
+        headers: { "x-service-signature": "abc", "content-type": "application/json" },
+        body: JSON.stringify({ hello: "world" }),
+      });
+      expect(response.status).to.equal(405);
+      const request = await arrived;
+      expect(request.method).to.equal("POST");
+      expect(request.headers["x-service-signature"]).to.equal("abc");
+      expect(request.headers["content-length"]).to.equal("17");
+    });
+
+    it("aborts a request in flight: the server sees the connection close", async () => {
+      const controller = new AbortController();
+      const arrived = server.nextRequest("/api/slow/");
+      const gone = server.clientGone("/api/slow/");
+      const pending = guarded(`${server.origin}/api/slow/`, { signal: controller.signal });
+      await arrived;
+      const reason = new Error("caller gave up");
+      controller.abort(reason);
+      let caught: unknown;
+      await pending.catch((error: unknown) => (caught = error));
+      expect(caught).to.equal(reason);
+      await gone;
+    });
+
+    it("reports an unreachable server as a fetch failure with its cause", async () => {
+      const probe = http.createServer();
+      probe.listen(0, "127.0.0.1");
+      await once(probe, "listening");
+      const { port } = probe.address() as AddressInfo;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      let caught: unknown;
+      await guarded(`http://127.0.0.1:${port}/`).catch((error: unknown) => (caught = error));
+      expect(caught).to.be.instanceOf(TypeError);
+      expect((caught as TypeError & { cause: { code: string } }).cause.code).to.equal(
+        "ECONNREFUSED",
+      );
+    });
+
+    it("decodes a gzip-encoded answer as fetch does", async () => {
+      const gzipped = http.createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+        res.end(gzipSync(JSON.stringify({ ok: true })));
+      });
+      gzipped.listen(0, "127.0.0.1");
+      await once(gzipped, "listening");
+      try {
+        const { port } = gzipped.address() as AddressInfo;
+        const response = await guarded(`http://127.0.0.1:${port}/`);
+        expect(await response.json()).to.deep.equal({ ok: true });
+      } finally {
+        gzipped.closeAllConnections();
+        gzipped.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The REST adapter's one kind of request: a GET of a customer's API that answers a list of
+ * records, either bare or as DRF's `{count, results}`. Everything that can go wrong (refused by
+ * the SSRF guard, unreachable, dropped, too slow, non-2xx, too big, not JSON, the wrong shape)
+ * becomes a readable message that names the backend's host and never a credential: these messages
+ * reach the site owner in `details.error` and the logs.
+ */
+import http from "node:http";
+import { OutboundBlockedError } from "../../core/security/outbound-guard.ts";
+
+/** The most of an answer read: a REST source is meant for small collections (under 500 items). */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export type RecordsAnswer =
+  | { ok: true; records: Record<string, unknown>[]; count: number | undefined }
+  | { ok: false; error: string };
+
+export interface RestClientOptions {
+  /** The host's (guarded) fetch. */
+  fetch: typeof fetch;
+  /** Sent on every request: Accept, the configured headers and the auth header. */
+  headers: Headers;
+  /** Per-request limit; the caller's signal may end a request sooner. */
+  timeoutMs: number;
+  /** Values that must never appear in a message, whatever a lower layer put in it. */
+  secrets: string[];
+}
+
+/** Why a request ended early, told apart from the signal that ended it. */
+class Timeout extends Error {}
+
+export class RestClient {
+  readonly #options: RestClientOptions;
+
+  constructor(options: RestClientOptions) {
+    this.#options = options;
+  }
+
+  /** GETs `url` and reads its records. */
+  async records(url: URL, signal: AbortSignal): Promise<RecordsAnswer> {
+    const answer = await this.#get(url, signal, async (response) => {
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        return { ok: false, error: `backend answered ${statusLine(response)}` };
+      }
+      const body = await readCapped(response);
+      if (body === undefined) {
+        return {
+          ok: false,
+          error: `backend answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
+        };
+      }
+      return parseRecords(body);
+    });
+    return answer.ok ? answer : { ok: false, error: this.#redact(answer.error) };
+  }
+
+  /** Resolves when `url` answers at all (any status), else rejects with why not. */
+  async reach(url: URL, signal: AbortSignal): Promise<void> {
+    const answer = await this.#get(url, signal, async (response) => {
+      await response.body?.cancel().catch(() => undefined);
+      return { ok: true, records: [], count: undefined };
+    });
+    if (!answer.ok) throw new Error(this.#redact(answer.error));
+  }
+
+  async #get(
+    url: URL,
+    signal: AbortSignal,
+    read: (response: Response) => Promise<RecordsAnswer>,
+  ): Promise<RecordsAnswer> {
+    const { timeoutMs } = this.#options;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs);
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    const host = url.host;
+    try {
+      const response = await this.#options.fetch(url, {
+        method: "GET",
+        headers: this.#options.headers,
+        signal: controller.signal,
+        redirect: "follow",
+      });
+      return await read(response);
+    } catch (error) {
+      if (controller.signal.reason instanceof Timeout) {
+        return { ok: false, error: `backend at ${host} did not answer within ${timeoutMs} ms` };
+      }
+      if (signal.aborted) {
+        return { ok: false, error: `the request to the backend at ${host} was cancelled` };
+      }
+      return { ok: false, error: failureMessage(error, host) };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** A last guard: lower layers' messages are not ours to trust with a secret. */
+  #redact(message: string): string {
+    let safe = message;
+    for (const secret of this.#options.secrets) safe = safe.split(secret).join("[redacted]");
+    return safe;
+  }
+}
+
+/** `503 Service Unavailable`, with the standard reason when the backend gave none. */
+function statusLine(response: Response): string {
+  const reason = response.statusText || http.STATUS_CODES[response.status] || "";
+  return reason === "" ? String(response.status) : `${response.status} ${reason}`;
+}
+
+/** The body, or undefined once it passes MAX_BODY_BYTES (the connection is closed then). */
+async function readCapped(response: Response): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get("content-length"));
+  if (response.body === null) return new Uint8Array();
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    await response.body.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseRecords(body: Uint8Array): RecordsAnswer {
+  let json: unknown;
+  try {
+    // TextDecoder drops a leading BOM, which JSON.parse would choke on.
+    json = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return { ok: false, error: "backend answered invalid JSON" };
+  }
+  let records: unknown[];
+  let count: number | undefined;
+  if (Array.isArray(json)) {
+    records = json;
+  } else if (isObject(json) && Array.isArray(json.results)) {
+    records = json.results;
+    const given = json.count;
+    count = typeof given === "number" && Number.isInteger(given) && given >= 0 ? given : undefined;
+  } else {
+    return {
+      ok: false,
+      error: "backend answered JSON that is neither a list of records nor {results: [...], count}",
+    };
+  }
+  if (!records.every(isObject)) {
+    return { ok: false, error: "backend answered a list whose entries are not all JSON objects" };
+  }
+  return { ok: true, records, count };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Network failures by their cause's code; Node's own messages are not passed on verbatim. */
+function failureMessage(error: unknown, host: string): string {
+  const blocked = causes(error).find(
+    (e) => e instanceof OutboundBlockedError || e.name === "OutboundBlockedError",
+  );
+  if (blocked !== undefined) return String(blocked.message);
+  const code = errorCode(error);
+  switch (code) {
+    case "ECONNREFUSED":
+      return `could not reach the backend at ${host}: connection refused`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `could not reach the backend at ${host}: the host name does not resolve`;
+    case "ECONNRESET":
+    case "EPIPE":
+    case "UND_ERR_SOCKET":
+      return `the backend at ${host} closed the connection unexpectedly`;
+    case "ETIMEDOUT":
+      return `the connection to the backend at ${host} timed out`;
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return `could not reach the backend at ${host}: no route to the host`;
+    default:
+      if (code !== undefined && /CERT|TLS|SSL/.test(code)) {
+        return `the backend at ${host} has a TLS certificate that is not accepted (${code})`;
+      }
+      return `could not reach the backend at ${host}${code === undefined ? "" : ` (${code})`}`;
+  }
+}
+
+/** An error and its causes, outermost first. */
+function causes(error: unknown): Record<string, unknown>[] {
+  const chain: Record<string, unknown>[] = [];
+  for (let e = error; isObject(e) && chain.length < 5; e = e.cause) chain.push(e);
+  return chain;
+}
+
+/** The code of an error or of the first cause that has one. */
+function errorCode(error: unknown): string | undefined {
+  const withCode = causes(error).find(
+    (e) => typeof e.code === "string" && /^[A-Z0-9_]+$/.test(e.code),
+  );
+  return withCode?.code as string | undefined;
+}
