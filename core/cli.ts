@@ -14,6 +14,8 @@ import { BUILTIN_PLUGINS_DIR, connectRedis, createLogger, startService } from ".
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
+import { adaptersTestCommand } from "./search/adapters-command.ts";
+import { guardedFetch } from "./security/outbound-guard.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { pullCommand } from "./sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "./sites/sync/site-target.ts";
@@ -38,6 +40,9 @@ const USAGE = `usage: sitevoice <command>
                                 (or --workspace ID), or with --remote URL on a running service
                                 with the API key in SITEVOICE_API_KEY
   migrate                       bring the database schema up to date
+  adapters test <site_id> [--workspace ID]
+                                check a site's adapter connection and print each collection's
+                                fields, types, samples and record count
   keys create --name N --scopes a,b [--mode live|test] [--site-ids s1,s2] [--workspace ID]
                                 create an API key and print its value once
   keys list [--workspace ID]    list keys (never their values)
@@ -111,7 +116,10 @@ async function workspaceFor(
 
 async function loadPlugins(settings: Readonly<Settings>): Promise<PluginHost> {
   // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
-  const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
+  const plugins = new PluginHost({
+    logger: pino({ level: "silent" }),
+    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+  });
   await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
   await plugins.loadPackages(settings.plugins);
   return plugins;
@@ -174,6 +182,37 @@ async function siteFiles(
         await sites.cache.close();
         redis?.disconnect();
       }
+    });
+  } finally {
+    await plugins.close();
+  }
+}
+
+async function adapters(settings: Readonly<Settings>, args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { workspace: { type: "string" } },
+  });
+  const [action, siteId] = positionals;
+  if (action !== "test" || siteId === undefined) {
+    throw new Error(`usage: sitevoice adapters test <site_id> [--workspace ID]\n${USAGE}`);
+  }
+  const plugins = await loadPlugins(settings);
+  plugins.start();
+  try {
+    await withStore(settings, async (store) => {
+      const workspaceId = await workspaceFor(store, settings, values.workspace);
+      const ring = keyRing(
+        resolveMasterKey(settings, createLogger(settings)),
+        settings.oldMasterKeys,
+      );
+      process.exitCode = await adaptersTestCommand(siteId, {
+        sites: new SiteService(store, ring, plugins),
+        plugins,
+        principal: operatorPrincipal(workspaceId, "cli"),
+        out: console.log,
+      });
     });
   } finally {
     await plugins.close();
@@ -264,6 +303,8 @@ async function main(argv: string[]) {
       return withStore(settings, async () => console.log("database is up to date"));
     case "keys":
       return keys(settings, rest);
+    case "adapters":
+      return adapters(settings, rest);
     case "secrets":
       if (rest[0] !== "rotate")
         throw new Error(`unknown secrets command "${rest[0] ?? ""}"\n${USAGE}`);

@@ -5,6 +5,7 @@
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/http/principal.ts";
+import { adaptersTestCommand } from "../core/search/adapters-command.ts";
 import { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
 import {
   createTestDatabase,
@@ -28,6 +29,7 @@ describe("POST /v1/:siteId/query", function () {
   let database: TestDatabase | undefined;
   let service: TestService;
   let auth: { Authorization: string };
+  let workspaceId: string;
   const query = (siteId: string, body: unknown) =>
     request(service.server)
       .post(`/v1/${siteId}/query`)
@@ -40,7 +42,7 @@ describe("POST /v1/:siteId/query", function () {
     service = await startTestService(database.url, {
       SITEVOICE_PLUGINS: "sitevoice-adapter-inline,sitevoice-adapter-example",
     });
-    const workspaceId = await service.workspace();
+    workspaceId = await service.workspace();
     auth = {
       Authorization: `Bearer ${await service.key(workspaceId, { scopes: ["query:test"] })}`,
     };
@@ -214,6 +216,25 @@ describe("POST /v1/:siteId/query", function () {
     }
     const noAdapter = await query("no-adapter", { collection: "products" }).expect(422);
     expect(noAdapter.body.error.details.field).to.equal("adapter");
+  });
+
+  it("sitevoice adapters test prints the connection and each collection's fields", async () => {
+    const lines: string[] = [];
+    const code = await adaptersTestCommand("shop", {
+      sites: service.sites,
+      plugins: service.plugins,
+      principal: operatorPrincipal(workspaceId, "cli"),
+      out: (line) => lines.push(line),
+    });
+    expect(code).to.equal(0);
+    expect(lines.slice(0, 3)).to.deep.equal([
+      "site shop: adapter inline (sitevoice-adapter-inline)",
+      "connection: ok",
+      "collection everything (products): 12 records",
+    ]);
+    expect(lines).to.include("  price        number   799");
+    expect(lines).to.include('  released_on  date     "2023-02-01"');
+    expect(lines).to.include("collection missing (nowhere): 0 records");
   });
 
   it("413 for a body over 64 KiB", async () => {
