@@ -18,7 +18,7 @@ import type {
 } from "../../core/search/search-types.ts";
 import type { RestAdapterConfig } from "../../core/types/generated/site.ts";
 import { ADAPTER_TIMEOUT_MS } from "../../core/search/run-search.ts";
-import { restConfigSchema } from "./config-schema.ts";
+import { adapterConfigSchema } from "../../core/validation/adapter-config-schema.ts";
 import { RestClient } from "./rest-client.ts";
 import { addQueryParameters, collectionUrl } from "./rest-query.ts";
 
@@ -148,6 +148,7 @@ export default definePlugin<"adapter", RestConfig>({
   name: "adapter-rest",
   apiVersion: PLUGIN_API_VERSION,
   type: "rest",
-  configSchema: restConfigSchema,
+  // queryMode may be left out (its default): the host checks a config as written.
+  configSchema: adapterConfigSchema("RestAdapterConfig", { optional: ["queryMode"] }),
   create: (config, context) => new RestAdapter(config, context),
 });

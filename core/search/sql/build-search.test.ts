@@ -1,0 +1,189 @@
+import { expect } from "chai";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import siteSchema from "../../../schemas/site.schema.json" with { type: "json" };
+import type { AdapterQuery } from "../search-types.ts";
+import { containsPattern, countStatement, parseSource, searchStatement } from "./build-search.ts";
+import { adapterConfigSchema } from "../../validation/adapter-config-schema.ts";
+import { mysqlDialect, postgresDialect } from "./dialect.ts";
+import { SqlAdapterError, secretRedactor } from "./errors.ts";
+
+const query = (overrides: Partial<AdapterQuery> = {}): AdapterQuery => ({
+  searchFields: ["name", "description"],
+  filters: [],
+  limit: 10,
+  fields: ["id", "name"],
+  ...overrides,
+});
+
+function refusedBy(action: () => unknown): SqlAdapterError {
+  try {
+    action();
+  } catch (error) {
+    expect(error).to.be.instanceOf(SqlAdapterError);
+    expect((error as SqlAdapterError).kind).to.equal("refused");
+    return error as SqlAdapterError;
+  }
+  return expect.fail("expected a refusal");
+}
+
+describe("SQL search builder", () => {
+  describe("parseSource", () => {
+    it("takes a table or schema.table, and qualifies a bare table with the default schema", () => {
+      expect(parseSource("products")).to.deep.equal(["products"]);
+      expect(parseSource("shop.products")).to.deep.equal(["shop", "products"]);
+      expect(parseSource("Products_2$")).to.deep.equal(["Products_2$"]);
+      expect(parseSource("products", "shop")).to.deep.equal(["shop", "products"]);
+      expect(parseSource("public.products", "shop")).to.deep.equal(["public", "products"]);
+    });
+
+    it("refuses anything else", () => {
+      for (const source of [
+        "",
+        "a.b.c",
+        "shop.",
+        ".products",
+        "products;",
+        "products --",
+        'products"',
+        "products`",
+        "prödukte",
+        "x".repeat(64),
+      ]) {
+        refusedBy(() => parseSource(source));
+      }
+      refusedBy(() => parseSource("products", "shop;drop"));
+    });
+  });
+
+  it("quotes identifiers with their dialect's quote, doubling one inside", () => {
+    expect(postgresDialect.quoteIdentifier('we"ird`')).to.equal('"we""ird`"');
+    expect(mysqlDialect.quoteIdentifier('we"ird`')).to.equal('`we"ird```');
+  });
+
+  it("makes LIKE wildcards and the escape character literal", () => {
+    expect(containsPattern("100% wool_blend!")).to.equal("%100!% wool!_blend!!%");
+  });
+
+  it("builds a PostgreSQL search with bound values, window total, sort and limit", () => {
+    const statement = searchStatement(
+      postgresDialect,
+      ["shop", "products"],
+      query({
+        text: "blue",
+        filters: [
+          { field: "price", operator: "lt", value: 800 },
+          { field: "color", operator: "in", value: ["blue", "grey"] },
+          { field: "category", operator: "contains", value: "TAB" },
+          { field: "in_stock", operator: "eq", value: true },
+        ],
+        sort: { field: "price", direction: "desc" },
+        limit: 3,
+      }),
+      { windowCount: true },
+    );
+    expect(statement).to.deep.equal({
+      sql:
+        'SELECT "id", "name", COUNT(*) OVER () AS "sitevoice_total" FROM "shop"."products"' +
+        ` WHERE (CAST("name" AS text) ILIKE $1 ESCAPE '!' OR CAST("description" AS text) ILIKE $2 ESCAPE '!')` +
+        ` AND "price" < $3 AND "color" IN ($4, $5) AND CAST("category" AS text) ILIKE $6 ESCAPE '!'` +
+        ` AND "in_stock" = $7 ORDER BY "price" DESC NULLS LAST LIMIT 3`,
+      params: ["%blue%", "%blue%", 800, "blue", "grey", "%TAB%", true],
+      totalColumn: "sitevoice_total",
+    });
+  });
+
+  it("builds the same search for MySQL", () => {
+    const statement = searchStatement(
+      mysqlDialect,
+      ["products"],
+      query({
+        text: "blue",
+        filters: [{ field: "released_on", operator: "gte", value: "2024-01-01" }],
+        sort: { field: "price", direction: "asc" },
+      }),
+      { windowCount: true },
+    );
+    expect(statement).to.deep.equal({
+      sql:
+        "SELECT `id`, `name`, COUNT(*) OVER () AS `sitevoice_total` FROM `products`" +
+        " WHERE (LOWER(`name`) LIKE LOWER(?) ESCAPE '!' OR LOWER(`description`) LIKE LOWER(?) ESCAPE '!')" +
+        " AND `released_on` >= ? ORDER BY (`price` IS NULL), `price` ASC LIMIT 10",
+      params: ["%blue%", "%blue%", "2024-01-01"],
+      totalColumn: "sitevoice_total",
+    });
+  });
+
+  it("counts in a statement of its own where the server has no window functions", () => {
+    const q = query({ filters: [{ field: "color", operator: "neq", value: "red" }] });
+    const statement = searchStatement(mysqlDialect, ["products"], q, { windowCount: false });
+    expect(statement.totalColumn).to.equal(undefined);
+    expect(statement.sql).to.equal(
+      "SELECT `id`, `name` FROM `products` WHERE `color` <> ? LIMIT 10",
+    );
+    expect(countStatement(mysqlDialect, ["products"], q)).to.deep.equal({
+      sql: "SELECT COUNT(*) AS `total` FROM `products` WHERE `color` <> ?",
+      params: ["red"],
+    });
+  });
+
+  it("names the total column so that it cannot clash with a field", () => {
+    const statement = searchStatement(
+      postgresDialect,
+      ["t"],
+      query({ fields: ["sitevoice_total", "_sitevoice_total"] }),
+      { windowCount: true },
+    );
+    expect(statement.totalColumn).to.equal("__sitevoice_total");
+  });
+
+  it("matches nothing for an empty in list or free text without searchable fields", () => {
+    const statement = searchStatement(
+      postgresDialect,
+      ["t"],
+      query({ text: "x", searchFields: [], filters: [{ field: "a", operator: "in", value: [] }] }),
+      { windowCount: false },
+    );
+    expect(statement.sql).to.equal('SELECT "id", "name" FROM "t" WHERE FALSE AND FALSE LIMIT 10');
+  });
+
+  it("refuses values and limits a checked query never has", () => {
+    const build = (q: AdapterQuery) =>
+      searchStatement(postgresDialect, ["t"], q, { windowCount: true });
+    for (const limit of [0, 11, 1.5, Number.NaN]) refusedBy(() => build(query({ limit })));
+    for (const value of [null, { a: 1 }, Number.POSITIVE_INFINITY, ["x"]]) {
+      refusedBy(() => build(query({ filters: [{ field: "a", operator: "eq", value } as never] })));
+    }
+    refusedBy(() => build(query({ filters: [{ field: "a", operator: "in", value: "x" }] })));
+    refusedBy(() =>
+      build(query({ filters: [{ field: "a", operator: "like" as never, value: 1 }] })),
+    );
+    refusedBy(() => build(query({ fields: [] })));
+    refusedBy(() => build(query({ sort: { field: "a", direction: "sideways" as never } })));
+  });
+});
+
+describe("SQL adapter secrets", () => {
+  it("masks the connection string, its password raw and decoded, and URL credentials", () => {
+    const url = "postgres://reader:p%40ss-w0rd@db.internal:5432/shop";
+    const redact = secretRedactor(url);
+    expect(redact(`could not connect to ${url}`)).to.equal("could not connect to ***");
+    expect(redact("password p@ss-w0rd rejected")).to.equal("password *** rejected");
+    expect(redact("at mysql://other:hunter2@x/y")).to.equal("at mysql://other:***@x/y");
+  });
+});
+
+describe("SQL adapter config schemas", () => {
+  for (const name of ["PostgresAdapterConfig", "MysqlAdapterConfig"] as const) {
+    it(`${name} is the site schema's, without the x- annotations, and compiles strictly`, () => {
+      const schema = adapterConfigSchema(name);
+      expect(JSON.stringify(schema)).to.not.match(/"x-/);
+      expect(schema.properties).to.have.keys(Object.keys(siteSchema.$defs[name].properties));
+      expect(schema.required).to.deep.equal(siteSchema.$defs[name].required);
+      const validate = new Ajv2020({ strict: true }).compile(schema);
+      expect(
+        validate({ connectionString: name.startsWith("P") ? "postgres://x" : "mysql://x" }),
+      ).to.equal(true);
+      expect(validate({ connectionString: "http://x" })).to.equal(false);
+    });
+  }
+});

@@ -1,0 +1,131 @@
+/**
+ * The failures of the SQL adapters, and the two things every one of them needs: a message that
+ * can be shown to a site owner (never the password or the connection string, whatever the driver
+ * put in it), and a way to stop waiting when the caller's signal aborts.
+ */
+
+/**
+ * Why a SQL adapter call failed: `refused` before any SQL ran (a bad source or query), `backend`
+ * when the database or the network failed, `cancelled` when the caller's signal aborted, `closed`
+ * when the adapter was already closed.
+ */
+export type SqlFailureKind = "refused" | "backend" | "cancelled" | "closed";
+
+/**
+ * A failure the adapter reports as `{success: false, error}` (or rejects with, for introspect and
+ * test). Its message is already free of secrets. The driver's error is deliberately not kept as
+ * `cause`: a logger would print it, and its fields are not ours to vouch for.
+ */
+export class SqlAdapterError extends Error {
+  override readonly name = "SqlAdapterError";
+  constructor(
+    readonly kind: SqlFailureKind,
+    message: string,
+    /** The SQLSTATE or the driver's error code, when there is one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+
+  static refused(message: string): SqlAdapterError {
+    return new SqlAdapterError("refused", message);
+  }
+
+  static closed(): SqlAdapterError {
+    return new SqlAdapterError(
+      "closed",
+      "the adapter was closed, as its site config changed or the service is stopping",
+    );
+  }
+
+  /** The failure for a signal that aborted, naming the reason the caller gave. */
+  static cancelled(signal: AbortSignal): SqlAdapterError {
+    const reason: unknown = signal.reason;
+    const why = reason instanceof Error ? reason.message : undefined;
+    return new SqlAdapterError("cancelled", `the query was cancelled${why ? `: ${why}` : ""}`);
+  }
+}
+
+/**
+ * A function that masks the connection string and its password wherever they appear in a text,
+ * plus any `scheme://user:password@` credentials, so a driver message can be shown.
+ */
+export function secretRedactor(connectionString: string): (text: string) => string {
+  const secrets = new Set<string>([connectionString]);
+  try {
+    const { password } = new URL(connectionString);
+    if (password !== "") {
+      secrets.add(password);
+      secrets.add(safeDecode(password));
+    }
+  } catch {
+    // Not a URL: only the string as a whole can be recognised.
+  }
+  // Longest first, so that the password inside the connection string does not split it.
+  const masked = [...secrets].filter((s) => s !== "").sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of masked) out = out.replaceAll(secret, "***");
+    return out.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]*@/gi, "$1***@");
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `work`, unless `signal` aborts first: then a `cancelled` failure at once, and `work` is left to
+ * settle on its own (its rejection is handled here, so it cannot go unhandled).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(SqlAdapterError.cancelled(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(SqlAdapterError.cancelled(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The text of any thrown value. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "object" && error !== null && "message" in error) {
+    return String((error as { message: unknown }).message);
+  }
+  return String(error);
+}
+
+/** Node's codes for a database that cannot be reached at all. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
+
+/** The driver or system error code of a thrown value, if it has a string one. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+export const isNetworkError = (error: unknown): boolean => NETWORK_CODES.has(codeOf(error) ?? "");

@@ -1,0 +1,287 @@
+/**
+ * PostgreSQL for the SQL adapter: one small pg pool per site config, and every statement in
+ * `BEGIN READ ONLY` with `SET LOCAL statement_timeout`, so the server itself refuses writes and
+ * stops a runaway query even if the service never gets to cancel it.
+ *
+ * On abort the statement is really stopped: the client's backend is ended with
+ * `pg_terminate_backend(pid)`, sent from a separate one-connection control pool (the search pool
+ * may be full of the very queries to stop), and the client is released with an error so pg-pool
+ * drops and replaces it. Closing the socket alone would leave the backend running until its query
+ * ends (PostgreSQL does not notice a gone client mid-query). Terminating rather than
+ * `pg_cancel_backend` because the connection is thrown away anyway, and a cancel that arrives
+ * while the statement is still on its way is a no-op, after which the statement runs to
+ * statement_timeout; a terminated backend runs nothing more.
+ */
+import type { Logger } from "pino";
+import pg from "pg";
+import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
+import type { SqlStatement } from "../../core/search/sql/build-search.ts";
+import { postgresDialect } from "../../core/search/sql/dialect.ts";
+import {
+  SqlAdapterError,
+  codeOf,
+  isNetworkError,
+  messageOf,
+  secretRedactor,
+  untilAborted,
+} from "../../core/search/sql/errors.ts";
+import type {
+  CatalogColumn,
+  PoolStats,
+  SqlConnector,
+  SqlRow,
+} from "../../core/search/sql/sql-adapter.ts";
+import type { FieldType } from "../../core/search/search-types.ts";
+import { resultTypes } from "./result-types.ts";
+
+export interface PostgresConnectorOptions {
+  logger: Logger;
+  /** The server-side statement_timeout, in milliseconds. */
+  statementTimeoutMs: number;
+  /** Most connections of the search pool. */
+  maxConnections: number;
+  /** Shown in pg_stat_activity, so a DBA can tell whose connections these are. */
+  applicationName: string;
+}
+
+/** SQLSTATE of "canceling statement due to statement timeout" (and of a user cancel). */
+const QUERY_CANCELED = "57014";
+
+export class PostgresConnector implements SqlConnector {
+  readonly dialect = postgresDialect;
+  readonly defaultSchema: string | undefined;
+  readonly #base: pg.PoolConfig;
+  readonly #pool: pg.Pool;
+  /** Opened on the first abort; holds at most one connection. */
+  #control: pg.Pool | undefined;
+  /** Statements in flight, and terminations under way: close() waits for both. */
+  readonly #active = new Set<Promise<unknown>>();
+  readonly #terminations = new Set<Promise<void>>();
+  readonly #redact: (text: string) => string;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  #closed = false;
+
+  constructor(config: PostgresAdapterConfig, options: PostgresConnectorOptions) {
+    this.defaultSchema = config.schema;
+    this.#redact = secretRedactor(config.connectionString);
+    this.#logger = options.logger;
+    this.#timeoutMs = options.statementTimeoutMs;
+    this.#base = {
+      connectionString: config.connectionString,
+      // pg lets sslmode in the URL win over this; without either it connects in plain text.
+      ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
+      application_name: options.applicationName,
+      // Waiting for a connection (or for a free one) never outlasts the search deadline.
+      connectionTimeoutMillis: options.statementTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      allowExitOnIdle: true,
+      types: resultTypes,
+    };
+    this.#pool = this.#newPool(options.maxConnections);
+  }
+
+  select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
+    const run = this.#select(statement, signal);
+    const forget = () => this.#active.delete(run);
+    this.#active.add(run);
+    run.then(forget, forget);
+    return run;
+  }
+
+  async #select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
+    const client = await this.#acquire(signal);
+    let reusable = false;
+    const work = (async () => {
+      await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${this.#timeoutMs}`);
+      let rows: SqlRow[] = [];
+      let failed = false;
+      let failure: unknown;
+      try {
+        rows = (await client.query<SqlRow>({ text: statement.sql, values: statement.params })).rows;
+      } catch (error) {
+        failed = true;
+        failure = error;
+      }
+      try {
+        // Ends the transaction whether the statement failed or not; if even this fails, the
+        // connection is broken and must not go back to the pool.
+        await client.query("ROLLBACK");
+        reusable = true;
+      } catch (error) {
+        if (!failed) {
+          failed = true;
+          failure = error;
+        }
+      }
+      if (failed) throw failure;
+      return rows;
+    })();
+    try {
+      const rows = await untilAborted(work, signal);
+      client.release();
+      return rows;
+    } catch (error) {
+      if (signal.aborted) {
+        this.#terminate(backendPid(client));
+        client.release(new Error("the query was cancelled"));
+        throw SqlAdapterError.cancelled(signal);
+      }
+      client.release(reusable ? undefined : toError(error));
+      throw this.#failure(error);
+    }
+  }
+
+  /**
+   * From pg_catalog rather than information_schema: `to_regclass` resolves the name exactly as
+   * the search's FROM does (search_path included), and typcategory types domains and enums.
+   */
+  async columns(relation: readonly string[], signal: AbortSignal): Promise<CatalogColumn[]> {
+    const rows = await this.select(
+      {
+        sql:
+          "SELECT a.attname AS name, COALESCE(b.typname, t.typname) AS type_name," +
+          " COALESCE(b.typcategory, t.typcategory) AS category" +
+          " FROM pg_catalog.pg_attribute a" +
+          " JOIN pg_catalog.pg_type t ON t.oid = a.atttypid" +
+          " LEFT JOIN pg_catalog.pg_type b ON b.oid = t.typbasetype AND t.typtype = 'd'" +
+          " WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped" +
+          " ORDER BY a.attnum",
+        params: [relation.map((part) => this.dialect.quoteIdentifier(part)).join(".")],
+      },
+      signal,
+    );
+    return rows.map((row) => ({
+      name: String(row.name),
+      type: fieldType(String(row.type_name), String(row.category)),
+    }));
+  }
+
+  async countsInWindow(): Promise<boolean> {
+    return true;
+  }
+
+  stats(): PoolStats {
+    const pool = this.#pool;
+    return {
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      closed: pool.ending || pool.ended,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // The adapter aborted the statements in flight, so they settle at once, sending their
+    // terminations on the control pool, which is ended only after those are through.
+    await Promise.allSettled([...this.#active]);
+    await Promise.allSettled([...this.#terminations]);
+    await Promise.allSettled([this.#pool.end(), this.#control?.end()]);
+  }
+
+  #newPool(max: number): pg.Pool {
+    const pool = new pg.Pool({ ...this.#base, max });
+    // An idle client that fails (server restart, network) is dropped by the pool; without a
+    // listener the error would crash the process.
+    pool.on("error", (error) =>
+      this.#logger.warn(
+        { error: this.#redact(messageOf(error)) },
+        "idle PostgreSQL connection lost",
+      ),
+    );
+    // pg-pool removes its own listener while a client is checked out; a connection error
+    // between statements must not crash the process either (the next statement reports it).
+    pool.on("connect", (client) => client.on("error", () => undefined));
+    return pool;
+  }
+
+  async #acquire(signal: AbortSignal): Promise<pg.PoolClient> {
+    if (this.#closed) throw SqlAdapterError.closed();
+    const pending = this.#pool.connect();
+    try {
+      return await untilAborted(pending, signal);
+    } catch (error) {
+      // A client that arrives after the caller gave up goes straight back.
+      if (signal.aborted)
+        pending.then(
+          (client) => client.release(),
+          () => undefined,
+        );
+      if (error instanceof SqlAdapterError) throw error;
+      throw this.#failure(error);
+    }
+  }
+
+  /** Ends backend `pid` on the server; if that fails, statement_timeout still stops its query. */
+  #terminate(pid: number | undefined): void {
+    if (pid === undefined) return;
+    this.#control ??= this.#newPool(1);
+    const termination = this.#control
+      .query("SELECT pg_terminate_backend($1)", [pid])
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.#logger.warn(
+            { pid, error: this.#redact(messageOf(error)) },
+            "could not stop a PostgreSQL query; statement_timeout will",
+          ),
+      )
+      .finally(() => this.#terminations.delete(termination));
+    this.#terminations.add(termination);
+  }
+
+  #failure(error: unknown): SqlAdapterError {
+    const code = codeOf(error);
+    const message = this.#redact(messageOf(error));
+    if (code === QUERY_CANCELED && /statement timeout/i.test(message)) {
+      return new SqlAdapterError(
+        "backend",
+        `PostgreSQL stopped the query after ${this.#timeoutMs / 1000} s (statement_timeout)`,
+        code,
+      );
+    }
+    if (isNetworkError(error)) {
+      return new SqlAdapterError("backend", `cannot reach PostgreSQL: ${message}`, code);
+    }
+    const sqlState = code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? ` [${code}]` : "";
+    return new SqlAdapterError("backend", `PostgreSQL: ${message}${sqlState}`, code);
+  }
+}
+
+/** The backend's pid from the connection's BackendKeyData (pg keeps it, its types do not say). */
+function backendPid(client: pg.PoolClient): number | undefined {
+  const pid = (client as unknown as { processID?: unknown }).processID;
+  return typeof pid === "number" && Number.isInteger(pid) ? pid : undefined;
+}
+
+const toError = (error: unknown): Error =>
+  error instanceof Error ? error : new Error(messageOf(error));
+
+/** A PostgreSQL type (the base type of a domain) as a SiteIntelligence field type. */
+function fieldType(typeName: string, category: string): FieldType {
+  if (typeName === "json" || typeName === "jsonb") return "object";
+  if (typeName === "money") return "string"; // pg returns it formatted, "$1.00"
+  if (typeName === "time" || typeName === "timetz") return "string"; // a time of day, no date
+  switch (category) {
+    case "A":
+      return "array";
+    case "B":
+      return "boolean";
+    case "D":
+      return "date";
+    case "N":
+      return "number";
+    case "C":
+      return "object";
+    case "S": // strings
+    case "E": // enums
+    case "T": // intervals
+    case "I": // network addresses
+      return "string";
+    default:
+      return typeName === "uuid" ? "string" : "unknown";
+  }
+}

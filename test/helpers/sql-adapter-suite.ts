@@ -1,0 +1,400 @@
+/**
+ * The tests every SQL adapter must pass against a real server, beyond the conformance cases:
+ * injection in every value and identifier position, the 10 s deadline enforced on the server,
+ * no leaked connection after many cancels or killed connections, the old pool closed on a config
+ * change, read-only statements, and no secret in any message. The PostgreSQL and MySQL test files
+ * each describe their server with a SqlTestBackend and call describeSqlAdapterSuite inside a
+ * suite whose `before` has created and seeded the database (see `seedStatements`).
+ *
+ * Waiting on the server is always by polling a condition, never by sleeping a fixed time.
+ */
+import { expect } from "chai";
+import { pino } from "pino";
+import { isServiceError } from "../../core/http/errors.ts";
+import type { PluginDefinition } from "../../core/host/plugin.ts";
+import { PluginHost } from "../../core/host/plugin-host.ts";
+import {
+  conformanceCollection,
+  describeAdapterConformance,
+  CONFORMANCE_DATASET,
+} from "../../core/host/testing/index.ts";
+import { checkSearch } from "../../core/search/check-search.ts";
+import { runSearch } from "../../core/search/run-search.ts";
+import type {
+  AdapterQuery,
+  CollectionSpec,
+  Filter,
+  SearchParams,
+} from "../../core/search/search-types.ts";
+import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
+
+/** The password in every connection string the secrets tests use. */
+export const TEST_SECRET = "Sup3r-S3cret_pw";
+
+/** A server as the suite needs it; every function is called only once `before` has run. */
+export interface SqlTestBackend {
+  /** The adapter plugin under test. */
+  plugin: PluginDefinition<"adapter", { connectionString: string; ssl?: boolean }>;
+  /** The test database's connection string. */
+  url(): string;
+  /** Runs SQL on the test database outside the adapter (it may write). */
+  admin(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** The server ids of the connections (other than the admin's) running SQL containing `text`. */
+  running(text: string): Promise<number[]>;
+  /** Whether the server connection `id` still exists. */
+  connected(id: number): Promise<boolean>;
+  /** Ends server connection `id` from outside, as a DBA or a failover would. */
+  terminate(id: number): Promise<void>;
+  /** A SELECT giving the server id of its own connection as column `id`. */
+  connectionIdSql: string;
+  /** Views over `products` that sleep 12 s and 2 s before answering. */
+  sleeping: { long: string; short: string };
+  /** A connection string with TEST_SECRET as password, at a port where nothing listens. */
+  closedPortUrl: string;
+  /** A connection string with TEST_SECRET as password, for a user the server does not know. */
+  unknownUserUrl: string;
+}
+
+const logger = pino({ level: "silent" });
+const context = { logger, fetch: globalThis.fetch, now: Date.now, scope: "test-site" };
+const never = () => new AbortController().signal;
+
+export async function createAdapter(
+  plugin: SqlTestBackend["plugin"],
+  config: { connectionString: string; ssl?: boolean; schema?: string },
+): Promise<SqlAdapter> {
+  return (await plugin.create(config, context)) as unknown as SqlAdapter;
+}
+
+/** Polls `check` until it holds; fails naming `what` if it never does. */
+export async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; status: number }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isServiceError(error)) return error;
+    throw error;
+  }
+  return expect.fail("expected the search to be refused");
+}
+
+const checked = (collection: CollectionSpec, params: Omit<SearchParams, "collection">) =>
+  checkSearch(collection, { collection: collection.name, ...params });
+
+/**
+ * Declares the suite in its own `describe`, so that its adapters are closed (its `after`) before
+ * the enclosing suite's `after` drops the database.
+ */
+export function describeSqlAdapterSuite(backend: SqlTestBackend): void {
+  describe("SQL adapter robustness", () => suite(backend));
+}
+
+function suite(backend: SqlTestBackend): void {
+  const products = conformanceCollection("products");
+  let adapter: SqlAdapter;
+  let failing: SqlAdapter;
+  const rowCount = async () => {
+    const [row] = await backend.admin("SELECT COUNT(*) AS n FROM products");
+    return Number(row?.n);
+  };
+
+  before(async () => {
+    adapter = await createAdapter(backend.plugin, { connectionString: backend.url() });
+    failing = await createAdapter(backend.plugin, { connectionString: backend.closedPortUrl });
+  });
+  after(async () => {
+    await adapter?.close();
+    await failing?.close();
+  });
+
+  describeAdapterConformance("products table", async () => ({
+    adapter,
+    collection: products,
+    failing: { adapter: failing, collection: products },
+  }));
+
+  describe("values are bound, never SQL", () => {
+    /** Attempts whose value matches no row when taken as data are marked `none`. */
+    const attempts: { params: Omit<SearchParams, "collection">; none: boolean }[] = [
+      { params: { query: "'; DROP TABLE products; --" }, none: true },
+      { params: { query: "%' OR 1=1 --" }, none: true },
+      { params: { query: "\\'; DELETE FROM products; --" }, none: true },
+      ...(
+        [
+          [{ field: "name", operator: "eq", value: "x' OR '1'='1" }, true],
+          [{ field: "name", operator: "neq", value: "'; DROP TABLE products; --" }, false],
+          [{ field: "category", operator: "contains", value: "%'; DROP TABLE products; --" }, true],
+          [{ field: "color", operator: "in", value: ["x'); DROP TABLE products; --"] }, true],
+          [{ field: "price", operator: "gt", value: "0; DROP TABLE products" }, false],
+          [
+            { field: "released_on", operator: "gte", value: "2024-01-01'; DROP TABLE x; --" },
+            false,
+          ],
+          [{ field: "in_stock", operator: "eq", value: "true; DELETE FROM products" }, false],
+        ] as [Filter, boolean][]
+      ).map(([filter, none]) => ({ params: { filters: [filter] }, none })),
+    ];
+
+    it("answers injection attempts in every value position with data or an error", async () => {
+      for (const { params, none } of attempts) {
+        const label = JSON.stringify(params);
+        try {
+          const result = await runSearch(adapter, products, checked(products, params));
+          if (none) expect(result.total, label).to.equal(0);
+          // Whatever matched is rows of the table, never rows an injected OR let through.
+          for (const item of result.items) {
+            expect(
+              CONFORMANCE_DATASET.map((p) => p.id),
+              label,
+            ).to.include(Number(item.id));
+          }
+        } catch (error) {
+          // A value the column's type cannot take fails as data: 422, the statement never ran.
+          if (!isServiceError(error)) throw error;
+          expect(error.code, label).to.equal("adapter_error");
+        }
+      }
+      expect(await rowCount()).to.equal(CONFORMANCE_DATASET.length);
+    });
+
+    it("refuses an unlisted field anywhere before the adapter is called (422)", () => {
+      const attempts: Omit<SearchParams, "collection">[] = [
+        { filters: [{ field: "price; DROP TABLE products", operator: "eq", value: 1 }] },
+        { filters: [{ field: 'name" OR 1=1 --', operator: "contains", value: "a" }] },
+        { sort_by: 'name"; DROP TABLE products; --' },
+        { sort_by: "id`; DROP TABLE products; --" },
+        { filters: [{ field: "password", operator: "eq", value: "x" }] },
+      ];
+      for (const params of attempts) {
+        let refused: unknown;
+        try {
+          checked(products, params);
+        } catch (error) {
+          refused = error;
+        }
+        expect(isServiceError(refused), JSON.stringify(params)).to.equal(true);
+        expect(refused).to.include({ code: "validation_failed", status: 422 });
+      }
+    });
+
+    it("quotes a malicious identifier that got past the checks into an unknown column", async () => {
+      const base = checked(products, {});
+      const evil = [
+        'name"; DROP TABLE products; --',
+        "name`; DROP TABLE products; --",
+        "price) OR 1=1 --",
+      ];
+      for (const field of evil) {
+        const queries: AdapterQuery[] = [
+          { ...base, filters: [{ field, operator: "eq", value: "x" }] },
+          { ...base, filters: [{ field, operator: "contains", value: "x" }] },
+          { ...base, sort: { field, direction: "desc" } },
+          { ...base, fields: [...base.fields, field] },
+          { ...base, text: "sofa", searchFields: ["name", field] },
+        ];
+        for (const query of queries) {
+          const result = await adapter.search(products, query, { signal: never() });
+          expect(result.success, `${field} in ${JSON.stringify(query)}`).to.equal(false);
+          if (!result.success) expect(result.error).to.match(/column/i);
+        }
+      }
+      for (const source of ["products; DROP TABLE products", "a.b.products", "products --"]) {
+        const result = await adapter.search({ ...products, source }, base, { signal: never() });
+        expect(result).to.deep.include({ success: false });
+      }
+      expect(await rowCount()).to.equal(CONFORMANCE_DATASET.length);
+    });
+
+    it("runs every statement in a read-only transaction", async () => {
+      let failure: unknown;
+      try {
+        await adapter.query(
+          "INSERT INTO products (id, name, description, category, color, price, in_stock," +
+            " released_on) VALUES (99, 'x', 'x', 'x', 'x', 1, TRUE, '2024-01-01')",
+          [],
+          { signal: never() },
+        );
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).to.be.instanceOf(Error);
+      expect((failure as Error).message).to.match(/read.only/i);
+      expect(await rowCount()).to.equal(CONFORMANCE_DATASET.length);
+    });
+  });
+
+  describe("deadline and cancel", () => {
+    const { long, short } = backend.sleeping;
+
+    it("answers a 12 s query with 504 adapter_timeout in under 10.5 s, and stops it on the server", async function () {
+      this.timeout(30_000);
+      const collection = conformanceCollection(long);
+      const started = Date.now();
+      const pending = refusal(runSearch(adapter, collection, checked(collection, {})));
+      await waitFor("the query runs on the server", async () => {
+        return (await backend.running(long)).length === 1;
+      });
+      const error = await pending;
+      const elapsed = Date.now() - started;
+      expect(error).to.include({ code: "adapter_timeout", status: 504 });
+      expect(elapsed).to.be.below(10_500);
+      await waitFor("the server no longer runs the query", async () => {
+        return (await backend.running(long)).length === 0;
+      });
+    });
+
+    it("leaks no connection over 50 cancelled searches, and the pool still serves", async function () {
+      this.timeout(60_000);
+      const collection = conformanceCollection(short);
+      const query = checked(collection, {});
+      for (let batch = 0; batch < 5; batch++) {
+        // Twice the pool's size at once: half run and are cancelled, half are cancelled waiting.
+        const errors = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            refusal(runSearch(adapter, collection, query, { timeoutMs: 200 })),
+          ),
+        );
+        for (const error of errors) expect(error).to.include({ code: "adapter_timeout" });
+      }
+      await waitFor("no cancelled query is left on the server", async () => {
+        return (await backend.running(short)).length === 0;
+      });
+      await waitFor("the pool has let go of every cancelled connection", async () => {
+        const stats = adapter.poolStats();
+        return stats.waiting === 0 && stats.total <= 5;
+      });
+      const stats = adapter.poolStats();
+      expect(stats.idle).to.be.at.most(stats.total);
+      const result = await runSearch(adapter, products, checked(products, {}));
+      expect(result.total).to.equal(CONFORMANCE_DATASET.length);
+    });
+
+    it("reports a connection killed mid-query as 422 adapter_error, 50 times, and stays healthy", async function () {
+      this.timeout(60_000);
+      const collection = conformanceCollection(long);
+      const query = checked(collection, {});
+      for (let round = 0; round < 50; round++) {
+        // A killed connection can linger a moment in the server's list: wait it out, so that
+        // this round kills its own query and not the last round's.
+        await waitFor("the last round's query is gone", async () => {
+          return (await backend.running(long)).length === 0;
+        });
+        const pending = refusal(runSearch(adapter, collection, query));
+        let ids: number[] = [];
+        await waitFor("the query runs on the server", async () => {
+          ids = await backend.running(long);
+          return ids.length > 0;
+        });
+        for (const id of ids) await backend.terminate(id);
+        const error = await pending;
+        expect(error, `round ${round}`).to.include({ code: "adapter_error", status: 422 });
+      }
+      const stats = adapter.poolStats();
+      expect(stats.waiting).to.equal(0);
+      expect(stats.total).to.be.at.most(5);
+      const result = await runSearch(adapter, products, checked(products, { limit: 3 }));
+      expect(result.total).to.equal(CONFORMANCE_DATASET.length);
+      expect(await backend.running(long)).to.deep.equal([]);
+    });
+
+    it("close() stops a query in flight and ends the pool", async function () {
+      this.timeout(30_000);
+      const closing = await createAdapter(backend.plugin, { connectionString: backend.url() });
+      const collection = conformanceCollection(long);
+      const pending = closing.search(collection, checked(collection, {}), { signal: never() });
+      await waitFor("the query runs on the server", async () => {
+        return (await backend.running(long)).length === 1;
+      });
+      await closing.close();
+      const result = await pending;
+      expect(result.success).to.equal(false);
+      if (!result.success) expect(result.error).to.match(/closed/);
+      expect(closing.poolStats()).to.include({ closed: true, total: 0 });
+      await waitFor("the server no longer runs the query", async () => {
+        return (await backend.running(long)).length === 0;
+      });
+      const after = await closing.search(products, checked(products, {}), { signal: never() });
+      expect(after).to.deep.include({ success: false });
+    });
+  });
+
+  describe("lifecycle", () => {
+    it("closes the old pool when the site's config changes", async () => {
+      const host = new PluginHost({ logger });
+      host.register(backend.plugin, `builtin:${backend.plugin.name}`);
+      host.start();
+      const type = backend.plugin.type as string;
+      try {
+        const config = { connectionString: backend.url() };
+        const first = (await host.instance("adapter", type, config, "site_a")) as SqlAdapter;
+        const [row] = await first.query(backend.connectionIdSql, [], { signal: never() });
+        const id = Number(row?.id);
+        expect(await backend.connected(id)).to.equal(true);
+
+        const changed = { ...config, ssl: false };
+        const second = (await host.instance("adapter", type, changed, "site_a")) as SqlAdapter;
+        expect(second).to.not.equal(first);
+        expect(first.poolStats().closed).to.equal(true);
+        await waitFor("the old pool's connection is gone from the server", async () => {
+          return !(await backend.connected(id));
+        });
+        const result = await runSearch(second, products, checked(products, { limit: 1 }));
+        expect(result.total).to.equal(CONFORMANCE_DATASET.length);
+      } finally {
+        await host.close();
+      }
+    });
+
+    it("answers test() through the pool, and rejects it for a server that is not there", async () => {
+      await adapter.test({ signal: never() });
+      let failure: unknown;
+      try {
+        await failing.test({ signal: never() });
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).to.be.instanceOf(Error);
+    });
+  });
+
+  describe("secrets", () => {
+    it("never puts the password or the connection string in an error", async () => {
+      for (const connectionString of [backend.closedPortUrl, backend.unknownUserUrl]) {
+        const subject = await createAdapter(backend.plugin, { connectionString });
+        try {
+          const messages: string[] = [];
+          const result = await subject.search(products, checked(products, {}), {
+            signal: never(),
+          });
+          expect(result.success, connectionString).to.equal(false);
+          if (!result.success) messages.push(result.error);
+          for (const call of [
+            () => subject.test({ signal: never() }),
+            () => subject.introspect(products, { signal: never() }),
+          ]) {
+            try {
+              await call();
+              expect.fail(`${connectionString} should fail`);
+            } catch (error) {
+              messages.push((error as Error).message);
+            }
+          }
+          for (const message of messages) {
+            expect(message).to.not.include(TEST_SECRET);
+            expect(message).to.not.include(connectionString);
+            expect(message.length).to.be.above(0);
+          }
+        } finally {
+          await subject.close();
+        }
+      }
+    });
+  });
+}
