@@ -13,6 +13,7 @@
  * QUERY that arrives while the statement is still on its way is a no-op, after which the statement
  * runs to the time limit; a killed connection runs nothing more.
  */
+import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
 import type { Logger } from "pino";
 import mysql from "mysql2/promise";
 import type { FieldType } from "../../core/search/search-types.ts";
@@ -116,33 +117,13 @@ export class MysqlConnector implements SqlConnector {
 
   async #select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
     const connection = await this.#acquire(signal);
-    let reusable = false;
-    const work = (async () => {
-      await connection.query("START TRANSACTION READ ONLY");
-      let rows: SqlRow[] = [];
-      let failed = false;
-      let failure: unknown;
-      try {
-        const [result] = await connection.execute(statement.sql, statement.params);
-        rows = result as SqlRow[];
-      } catch (error) {
-        failed = true;
-        failure = error;
-      }
-      try {
-        await connection.query("ROLLBACK");
-        reusable = true;
-      } catch (error) {
-        if (!failed) {
-          failed = true;
-          failure = error;
-        }
-      }
-      if (failed) throw failure;
-      return rows;
-    })();
+    const round = readOnlyRound({
+      begin: () => connection.query("START TRANSACTION READ ONLY"),
+      run: async () => (await connection.execute(statement.sql, statement.params))[0] as SqlRow[],
+      rollback: () => connection.query("ROLLBACK"),
+    });
     try {
-      const rows = await untilAborted(work, signal);
+      const rows = await untilAborted(round.done, signal);
       connection.release();
       return rows;
     } catch (error) {
@@ -151,7 +132,7 @@ export class MysqlConnector implements SqlConnector {
         connection.destroy();
         throw SqlAdapterError.cancelled(signal);
       }
-      if (reusable) connection.release();
+      if (round.reusable()) connection.release();
       else connection.destroy();
       throw this.#failure(error);
     }

@@ -12,6 +12,7 @@
  * while the statement is still on its way is a no-op, after which the statement runs to
  * statement_timeout; a terminated backend runs nothing more.
  */
+import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
 import type { Logger } from "pino";
 import pg from "pg";
 import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
@@ -92,34 +93,15 @@ export class PostgresConnector implements SqlConnector {
 
   async #select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
     const client = await this.#acquire(signal);
-    let reusable = false;
-    const work = (async () => {
-      await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${this.#timeoutMs}`);
-      let rows: SqlRow[] = [];
-      let failed = false;
-      let failure: unknown;
-      try {
-        rows = (await client.query<SqlRow>({ text: statement.sql, values: statement.params })).rows;
-      } catch (error) {
-        failed = true;
-        failure = error;
-      }
-      try {
-        // Ends the transaction whether the statement failed or not; if even this fails, the
-        // connection is broken and must not go back to the pool.
-        await client.query("ROLLBACK");
-        reusable = true;
-      } catch (error) {
-        if (!failed) {
-          failed = true;
-          failure = error;
-        }
-      }
-      if (failed) throw failure;
-      return rows;
-    })();
+    const round = readOnlyRound({
+      begin: () =>
+        client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${this.#timeoutMs}`),
+      run: async () =>
+        (await client.query<SqlRow>({ text: statement.sql, values: statement.params })).rows,
+      rollback: () => client.query("ROLLBACK"),
+    });
     try {
-      const rows = await untilAborted(work, signal);
+      const rows = await untilAborted(round.done, signal);
       client.release();
       return rows;
     } catch (error) {
@@ -128,7 +110,7 @@ export class PostgresConnector implements SqlConnector {
         client.release(new Error("the query was cancelled"));
         throw SqlAdapterError.cancelled(signal);
       }
-      client.release(reusable ? undefined : toError(error));
+      client.release(round.reusable() ? undefined : toError(error));
       throw this.#failure(error);
     }
   }
