@@ -1,4 +1,9 @@
-export { PLUGIN_API_VERSION, definePlugin, pluginKinds } from "./plugin.ts";
+export {
+  PLUGIN_API_VERSION,
+  VoiceProviderUnavailable,
+  definePlugin,
+  pluginKinds,
+} from "./plugin.ts";
 export type {
   AuthProvider,
   DataAdapter,
@@ -11,6 +16,9 @@ export type {
   PromptTemplateSource,
   SearchOptions,
   VoiceProvider,
+  VoiceSession,
+  VoiceSessionRequest,
+  VoiceTool,
 } from "./plugin.ts";
 export { PluginHost } from "./plugin-host.ts";
 export type {

@@ -80,9 +80,49 @@ export interface PromptTemplateSource extends PluginInstance {
   helpers?: Record<string, (...args: unknown[]) => unknown>;
 }
 
-/** A voice provider mints ephemeral sessions for the widget. Built out by the widget API issue. */
+/** A function the voice agent may call, in the JSON Schema form realtime providers take. */
+export interface VoiceTool {
+  type: "function";
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** What the service asks a voice provider for when a visitor starts a conversation. */
+export interface VoiceSessionRequest {
+  site_id: string;
+  /** The site's voice name, language and time zone. */
+  voice: string;
+  language: string;
+  /** The resolved personality prompt. */
+  instructions: string;
+  tools: VoiceTool[];
+  /** How long the ephemeral token may be used to connect. */
+  expiresInSeconds: number;
+}
+
+/** The ephemeral credentials the widget connects to the provider with. */
+export interface VoiceSession {
+  ephemeral_token: { value: string; expires_at: string };
+  provider: { name: string; model: string; voice: string; connect_url: string };
+}
+
+/**
+ * A voice provider mints ephemeral sessions for the widget. A provider that cannot (no key,
+ * provider down) throws VoiceProviderUnavailable with a message saying which; the service answers
+ * 503 service_unavailable with it.
+ */
 export interface VoiceProvider extends PluginInstance {
-  createSession(request: unknown, options: SearchOptions): Promise<unknown>;
+  createSession(request: VoiceSessionRequest, options: SearchOptions): Promise<VoiceSession>;
+}
+
+/** Thrown by a voice provider that cannot mint a session; its message reaches the client. */
+export class VoiceProviderUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "VoiceProviderUnavailable";
+  }
 }
 
 /** An auth plugin turns a request's credentials into a principal, or undefined to pass. */
