@@ -9,11 +9,15 @@ import { requestContext } from "./http/request-context.ts";
 import { requestLog } from "./http/request-log.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
-import { queryRoutes } from "./routes/query-routes.ts";
+import { leadsRoutes } from "./routes/leads-routes.ts";
+import { widgetRoutes } from "./routes/widget-routes.ts";
 import { sitesRoutes } from "./routes/sites-routes.ts";
 import type { Settings } from "./settings.ts";
 import type { SiteService } from "./sites/site-service.ts";
 import type { Store } from "./store/store.ts";
+import type { EventBus } from "./events/event-bus.ts";
+import type { SessionService } from "./widget/session-service.ts";
+import type { WidgetService } from "./widget/widget-service.ts";
 
 export interface AppParts {
   settings: Readonly<Settings>;
@@ -23,6 +27,9 @@ export interface AppParts {
   keys: ApiKeyService;
   sites: SiteService;
   limiters: RateLimiterFactory;
+  sessions: SessionService;
+  widget: WidgetService;
+  events: EventBus;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -35,7 +42,8 @@ export function createApp(parts: AppParts): Express {
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));
   app.use(sitesRoutes(parts.sites, requireKey));
-  app.use(queryRoutes(parts, requireKey));
+  app.use(leadsRoutes(parts, requireKey));
+  app.use(widgetRoutes(parts, requireKey));
 
   app.use(notFoundHandler);
   app.use(errorHandler(parts.logger));

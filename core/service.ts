@@ -19,9 +19,15 @@ import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { SiteService } from "./sites/site-service.ts";
+import { EventBus } from "./events/event-bus.ts";
+import { loadPromptTemplates } from "./intelligence/prompt.ts";
+import { SessionService } from "./widget/session-service.ts";
+import { WidgetService } from "./widget/widget-service.ts";
 import { loadSiteFolder } from "./sites/sync/load-sites.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
+
+const SWEEP_EVERY_MS = 60_000;
 
 export const BUILTIN_PLUGINS_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -37,6 +43,9 @@ export interface RunningService {
   plugins: PluginHost;
   keys: ApiKeyService;
   sites: SiteService;
+  events: EventBus;
+  sessions: SessionService;
+  widget: WidgetService;
   boot: Bootstrap;
   logger: Logger;
   /**
@@ -79,6 +88,7 @@ export async function startService(
     fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
   });
   let cache: SiteCache | undefined;
+  let events: EventBus | undefined;
   try {
     const applied = await migrate(store.db);
     if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
@@ -101,6 +111,18 @@ export async function startService(
         logger,
       });
     }
+    events = new EventBus(store, { logger });
+    const sessions = new SessionService(store, ring);
+    const widget = new WidgetService({
+      store,
+      sessions,
+      events,
+      plugins,
+      settings,
+      logger,
+      // Parsed now, so a broken template or plugin stops start-up, not a visitor's session.
+      templates: loadPromptTemplates(undefined, plugins.globals("prompt-template")),
+    });
     const app = createApp({
       settings,
       logger,
@@ -109,6 +131,9 @@ export async function startService(
       keys,
       sites,
       limiters: rateLimiterFactory(redis),
+      sessions,
+      widget,
+      events,
     });
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
@@ -117,20 +142,44 @@ export async function startService(
     });
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : settings.port;
+    // Ends idle sessions (recording their session_end), forgets hashed IPs after an hour and
+    // drops expired transcripts. Ending is conditional in the store, so with several instances
+    // each session ends once.
+    const sweeper = setInterval(() => {
+      widget.sweep().catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
+    }, SWEEP_EVERY_MS);
+    sweeper.unref();
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        clearInterval(sweeper);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        // Every acknowledged event is stored before the store closes.
+        await events?.close();
         await plugins.close();
         await sites.cache.close();
         redis?.disconnect();
         await store.close();
       })());
-    return { server, port, store, plugins, keys, sites, boot, logger, close };
+    return {
+      server,
+      port,
+      store,
+      plugins,
+      keys,
+      sites,
+      events,
+      sessions,
+      widget,
+      boot,
+      logger,
+      close,
+    };
   } catch (error) {
+    await events?.close();
     await plugins.close();
     await cache?.close();
     redis?.disconnect();

@@ -69,6 +69,29 @@ describe("settings", () => {
     ).to.equal(false);
   });
 
+  it("uses OpenAI as the voice provider, with its public API and no key unless one is set", () => {
+    const defaults = loadSettings({});
+    expect(defaults.voiceProvider).to.equal("openai");
+    expect(defaults.openai).to.deep.equal({
+      apiKey: undefined,
+      baseUrl: "https://api.openai.com",
+      realtimeModel: "gpt-realtime",
+    });
+    const set = loadSettings({
+      OPENAI_API_KEY: " sk-test-123 ",
+      OPENAI_BASE_URL: "http://127.0.0.1:4010/",
+      OPENAI_REALTIME_MODEL: "gpt-realtime-mini",
+      SITEVOICE_VOICE_PROVIDER: "@acme/sitevoice-voice",
+    });
+    expect(set.openai).to.deep.equal({
+      apiKey: "sk-test-123",
+      baseUrl: "http://127.0.0.1:4010",
+      realtimeModel: "gpt-realtime-mini",
+    });
+    expect(set.voiceProvider).to.equal("@acme/sitevoice-voice");
+    expect(loadSettings({ OPENAI_API_KEY: "  " }).openai.apiKey).to.equal(undefined);
+  });
+
   it("refuses each bad value naming the variable", () => {
     refused({ PORT: "65536" }, "PORT");
     refused({ PORT: "8787x" }, "PORT");
@@ -83,5 +106,8 @@ describe("settings", () => {
     refused({ SITEVOICE_PLUGIN_CONFIG: "[1]" }, "SITEVOICE_PLUGIN_CONFIG");
     refused({ SITEVOICE_DEFAULT_PLAN: "gold" }, "SITEVOICE_DEFAULT_PLAN");
     refused({ SITEVOICE_ALLOW_PRIVATE_NETWORKS: "yes" }, "SITEVOICE_ALLOW_PRIVATE_NETWORKS");
+    refused({ OPENAI_BASE_URL: "api.openai.com" }, "OPENAI_BASE_URL");
+    refused({ OPENAI_BASE_URL: "ws://api.openai.com" }, "OPENAI_BASE_URL");
+    refused({ SITEVOICE_VOICE_PROVIDER: "Open AI" }, "SITEVOICE_VOICE_PROVIDER");
   });
 });

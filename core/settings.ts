@@ -41,6 +41,20 @@ export interface Settings {
    * link-local addresses; off by default, since site configs choose those URLs (SSRF).
    */
   allowPrivateNetworks: boolean;
+  /**
+   * The `type` (or name) of the voice-provider plugin that mints the widget's ephemeral tokens;
+   * `openai` by default. Another provider reads its config from `pluginConfig` under this value.
+   */
+  voiceProvider: string;
+  /** OpenAI, the default voice provider. */
+  openai: {
+    /** The standard (server-side) API key; unset = the token endpoint answers 503. */
+    apiKey?: string;
+    /** Where the API lives, without a trailing slash; a proxy or a test stand-in may replace it. */
+    baseUrl: string;
+    /** The realtime model of voice sessions. */
+    realtimeModel: string;
+  };
   /** development | production | test */
   nodeEnv: string;
 }
@@ -150,6 +164,15 @@ function parseBoolean(variable: string, raw: string): boolean {
   throw new SettingsError(variable, `must be true or false (got "${raw}")`);
 }
 
+/** A plugin `type` like an adapter's, or an npm-style plugin name (the host finds either). */
+function parseVoiceProvider(raw: string): string {
+  if (/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(raw)) return raw;
+  throw new SettingsError(
+    "SITEVOICE_VOICE_PROVIDER",
+    `must be a voice-provider plugin type or name such as openai (got "${raw}")`,
+  );
+}
+
 function oneOf<T extends string>(variable: string, raw: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   throw new SettingsError(variable, `must be one of ${allowed.join(", ")} (got "${raw}")`);
@@ -208,6 +231,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       "SITEVOICE_ALLOW_PRIVATE_NETWORKS",
       value("SITEVOICE_ALLOW_PRIVATE_NETWORKS") ?? "false",
     ),
+    voiceProvider: parseVoiceProvider(value("SITEVOICE_VOICE_PROVIDER") ?? "openai"),
+    openai: {
+      apiKey: value("OPENAI_API_KEY"),
+      baseUrl: parseUrl("OPENAI_BASE_URL", value("OPENAI_BASE_URL") ?? "https://api.openai.com", [
+        "http:",
+        "https:",
+      ]).replace(/\/+$/, ""),
+      realtimeModel: value("OPENAI_REALTIME_MODEL") ?? "gpt-realtime",
+    },
     nodeEnv: value("NODE_ENV") ?? "development",
   };
   return Object.freeze(settings);

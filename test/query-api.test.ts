@@ -198,9 +198,15 @@ describe("POST /v1/:siteId/query", function () {
     expect(threw.body.error.details.error).to.equal("the adapter failed unexpectedly");
   });
 
-  it("401 without a key, 403 without query:test, 404 site_not_found for an unknown or foreign site", async () => {
+  it("403 without a key or Origin, 401 for a bad key, 403 without query:test, 404 site_not_found for an unknown or foreign site", async () => {
+    const unsigned = await request(service.server)
+      .post("/v1/shop/query")
+      .send({ collection: "products" })
+      .expect(403); // no key: the widget path, which wants the site's Origin first
+    expect(unsigned.body.error.code).to.equal("origin_not_allowed");
     await request(service.server)
       .post("/v1/shop/query")
+      .set({ Authorization: "Bearer vk_test_unknown" })
       .send({ collection: "products" })
       .expect(401);
     const reader = await service.key(service.boot.workspaceId, { scopes: ["sites:read"] });

@@ -122,7 +122,7 @@ for (const mode of modes) {
       expect(await diffCommand([], options())).to.equal(0);
       const update = lines.find((l) => l.startsWith("~ luigis-trattoria"));
       expect(update).to.match(/update \(version 1, last changed through yaml\)$/);
-      expect(lines).to.include('    ~ voice: "fable" → "verse"');
+      expect(lines).to.include('    ~ voice: "ballad" → "verse"');
       lines = [];
       expect(await syncCommand([], options())).to.equal(0);
       expect(lines).to.include("updated luigis-trattoria (version 2)");

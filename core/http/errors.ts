@@ -96,6 +96,21 @@ export const errors = {
         details: id === undefined ? {} : { id },
       },
     ),
+  invalidSignature: () =>
+    new ServiceError(
+      "invalid_signature",
+      "The request signature does not match an open session of this site",
+    ),
+  originNotAllowed: (origin: string | undefined) =>
+    new ServiceError(
+      "origin_not_allowed",
+      origin === undefined
+        ? "The Origin header is required"
+        : `Origin ${origin} is not one of this site's domains`,
+      { details: { origin: origin ?? null } },
+    ),
+  invalidToken: (message = "The token is unknown, used or expired") =>
+    new ServiceError("invalid_token", message),
   siteNotFound: (siteId: string) =>
     new ServiceError("site_not_found", `No site with site_id '${siteId}'`, {
       details: { site_id: siteId },

@@ -21,6 +21,8 @@ export interface CollectionSpec {
   searchable_fields: string[];
   filterable_fields: string[];
   display_fields: string[];
+  /** What the collection holds, in the owner's words (offered to the voice agent). */
+  description?: string;
 }
 
 /**

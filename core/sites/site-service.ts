@@ -110,6 +110,19 @@ export class SiteService {
     return { ...this.decode(row), version: row.version };
   }
 
+  /**
+   * A site as the widget endpoints need it, found by id alone (they have no workspace key):
+   * the opened config, its workspace and version; undefined for an unknown site. Cached.
+   */
+  async publicSite(
+    siteId: string,
+  ): Promise<{ site: SiteConfig; workspaceId: string; version: number } | undefined> {
+    if (!/^[a-z0-9][a-z0-9_-]{2,62}$/.test(siteId)) return undefined;
+    const row = await this.cache.get(siteId, (id) => this.store.sites.get(id));
+    if (row === undefined) return undefined;
+    return { site: this.decode(row), workspaceId: row.workspace_id, version: row.version };
+  }
+
   async get(principal: Principal, siteId: string): Promise<SiteView> {
     return this.view(await this.owned(principal, siteId, { cached: true }));
   }

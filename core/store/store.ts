@@ -5,6 +5,9 @@
 import type { Knex } from "knex";
 import type { Database } from "./database.ts";
 import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
+import { EventsRepo } from "./repos/events-repo.ts";
+import { LeadsRepo } from "./repos/leads-repo.ts";
+import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 
@@ -12,6 +15,9 @@ export class Store {
   readonly workspaces: WorkspacesRepo;
   readonly apiKeys: ApiKeysRepo;
   readonly sites: SitesRepo;
+  readonly sessions: SessionsRepo;
+  readonly events: EventsRepo;
+  readonly leads: LeadsRepo;
 
   constructor(
     readonly db: Database,
@@ -20,6 +26,9 @@ export class Store {
     this.workspaces = new WorkspacesRepo(executor);
     this.apiKeys = new ApiKeysRepo(executor);
     this.sites = new SitesRepo(executor);
+    this.sessions = new SessionsRepo(executor);
+    this.events = new EventsRepo(executor, db.client);
+    this.leads = new LeadsRepo(executor);
   }
 
   get client() {

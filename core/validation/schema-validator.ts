@@ -12,6 +12,9 @@ import siteCreateSchema from "../../schemas/site-create.schema.json" with { type
 import sitePatchSchema from "../../schemas/site-patch.schema.json" with { type: "json" };
 import siteSchema from "../../schemas/site.schema.json" with { type: "json" };
 import searchParamsSchema from "../../schemas/search-params.schema.json" with { type: "json" };
+import usageEventWriteSchema from "../../schemas/usage-event-write.schema.json" with { type: "json" };
+import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
+import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
@@ -19,6 +22,9 @@ const schemas = {
   "site-patch": sitePatchSchema,
   "api-key-create": apiKeyCreateSchema,
   "search-params": searchParamsSchema,
+  "usage-event-write": usageEventWriteSchema,
+  "lead-create": leadCreateSchema,
+  "transcript-create": transcriptCreateSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */

@@ -5,6 +5,7 @@
 import type { Knex } from "knex";
 import * as m001 from "./001-accounts.ts";
 import * as m002 from "./002-sites.ts";
+import * as m003 from "./003-widget.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   "001-accounts": m001,
   "002-sites": m002,
+  "003-widget": m003,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

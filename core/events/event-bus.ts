@@ -1,0 +1,250 @@
+/**
+ * The event bus: the one place usage events (what the widget reports) and service events
+ * (`lead.captured`, `conversation.ended`, …) are recorded and handed to subscribers (the live
+ * stream and webhooks plug in here). Writes are batched, a few milliseconds at most, into one
+ * insert; a write is acknowledged (its promise resolves) only once its batch is stored, and
+ * `close` flushes what is pending, so nothing acknowledged is ever lost.
+ */
+import type { Logger } from "pino";
+import { errors } from "../http/errors.ts";
+import { newId } from "../store/ids.ts";
+import type { ServiceEventRow, UsageEventRow } from "../store/repos/events-repo.ts";
+import type { Store } from "../store/store.ts";
+
+export const USAGE_EVENT_TYPES = [
+  "session_start",
+  "session_end",
+  "function_call",
+  "db_query",
+  "image_description",
+] as const;
+export type UsageEventType = (typeof USAGE_EVENT_TYPES)[number];
+
+/** A usage event as SPEC.md shows it. */
+export interface UsageEvent {
+  id: string;
+  site_id: string;
+  type: UsageEventType;
+  duration_seconds?: number;
+  function_name?: string;
+  cost_cents?: number;
+  metadata?: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface UsageEventInput {
+  site_id: string;
+  session_id?: string;
+  type: UsageEventType;
+  function_name?: string;
+  duration_seconds?: number;
+  metadata?: Record<string, unknown>;
+  /** The client's id for the event: a retried write with the same one is stored once. */
+  client_event_id?: string;
+}
+
+export interface ServiceEvent {
+  id: string;
+  type: string;
+  workspace_id: string;
+  site_id?: string;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+export type BusEvent =
+  { kind: "usage"; event: UsageEvent } | { kind: "service"; event: ServiceEvent };
+
+interface Pending<R, T> {
+  row: R;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+export interface EventBusOptions {
+  logger: Logger;
+  now?: () => number;
+  /** Longest a write waits for others to join its batch. */
+  flushMs?: number;
+  /** A batch this full is written at once. */
+  batchSize?: number;
+}
+
+export class EventBus {
+  private usage: Pending<UsageEventRow, UsageEvent>[] = [];
+  private service: Pending<ServiceEventRow, ServiceEvent>[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly listeners = new Set<(event: BusEvent) => void>();
+  private readonly now: () => number;
+  private readonly flushMs: number;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: EventBusOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.flushMs = options.flushMs ?? 5;
+    this.batchSize = options.batchSize ?? 250;
+  }
+
+  /** Stores a usage event; resolves once stored. A repeated client id resolves with the first. */
+  recordUsage(input: UsageEventInput): Promise<UsageEvent> {
+    const row: UsageEventRow = {
+      id: newId("evt"),
+      site_id: input.site_id,
+      session_id: input.session_id ?? null,
+      type: input.type,
+      function_name: input.function_name ?? null,
+      duration_seconds: input.duration_seconds ?? null,
+      cost_cents: null,
+      metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+      client_event_id: input.client_event_id ?? null,
+      created_at: this.now(),
+    };
+    return this.enqueue(this.usage, row);
+  }
+
+  /** Stores a service event and hands it to subscribers. */
+  emit(input: Omit<ServiceEvent, "id" | "created_at">): Promise<ServiceEvent> {
+    const row: ServiceEventRow = {
+      id: newId("evt"),
+      type: input.type,
+      workspace_id: input.workspace_id,
+      site_id: input.site_id ?? null,
+      data: JSON.stringify(input.data),
+      created_at: this.now(),
+    };
+    return this.enqueue(this.service, row);
+  }
+
+  /** `listener` receives every event once it is stored; returns the unsubscribe function. */
+  subscribe(listener: (event: BusEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Writes everything pending; resolves when it is stored. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const usage = this.usage.splice(0);
+    const service = this.service.splice(0);
+    // Batches are written one after another, so a flush also waits for the one in flight.
+    this.writing = this.writing.then(() => this.write(usage, service));
+    return this.writing;
+  }
+
+  /** Refuses new writes and stores every pending one. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private enqueue<R, T>(queue: Pending<R, T>[], row: R): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(errors.serviceUnavailable("The service is shutting down; retry"));
+    }
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ row, resolve, reject });
+      if (this.usage.length + this.service.length >= this.batchSize) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    });
+  }
+
+  private async write(
+    usage: Pending<UsageEventRow, UsageEvent>[],
+    service: Pending<ServiceEventRow, ServiceEvent>[],
+  ): Promise<void> {
+    if (usage.length === 0 && service.length === 0) return;
+    let stored: Map<string, UsageEventRow>;
+    try {
+      stored = await this.store.transaction(async (tx) => {
+        await tx.events.insertUsage(usage.map((p) => p.row));
+        await tx.events.insertService(service.map((p) => p.row));
+        return this.storedByClientId(tx, usage);
+      });
+    } catch (error) {
+      this.options.logger.error(
+        { err: error, events: usage.length + service.length },
+        "event write failed",
+      );
+      const failure = errors.serviceUnavailable("Events could not be stored; retry", error);
+      for (const pending of [...usage, ...service]) pending.reject(failure);
+      return;
+    }
+    for (const pending of usage) {
+      const key = clientKey(pending.row);
+      const row = key === undefined ? pending.row : (stored.get(key) ?? pending.row);
+      const event = usageEvent(row);
+      pending.resolve(event);
+      // A retry answers with the first write's id and is not announced again.
+      if (row.id === pending.row.id) this.announce({ kind: "usage", event });
+    }
+    for (const pending of service) {
+      const event = serviceEvent(pending.row);
+      pending.resolve(event);
+      this.announce({ kind: "service", event });
+    }
+  }
+
+  /** The stored row of each client id in the batch (the first write's, for a retry). */
+  private async storedByClientId(
+    tx: Store,
+    usage: Pending<UsageEventRow, UsageEvent>[],
+  ): Promise<Map<string, UsageEventRow>> {
+    const bySite = new Map<string, string[]>();
+    for (const { row } of usage) {
+      if (row.client_event_id === null) continue;
+      bySite.set(row.site_id, [...(bySite.get(row.site_id) ?? []), row.client_event_id]);
+    }
+    const stored = new Map<string, UsageEventRow>();
+    for (const [siteId, ids] of bySite) {
+      for (const row of await tx.events.usageByClientIds(siteId, ids)) {
+        stored.set(clientKey(row) as string, row);
+      }
+    }
+    return stored;
+  }
+
+  private announce(event: BusEvent) {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.options.logger.warn({ err: error }, "an event subscriber threw");
+      }
+    }
+  }
+}
+
+const clientKey = (row: UsageEventRow) =>
+  row.client_event_id === null ? undefined : `${row.site_id}\u0000${row.client_event_id}`;
+
+export function usageEvent(row: UsageEventRow): UsageEvent {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    type: row.type as UsageEventType,
+    ...(row.duration_seconds === null ? {} : { duration_seconds: row.duration_seconds }),
+    ...(row.function_name === null ? {} : { function_name: row.function_name }),
+    ...(row.cost_cents === null ? {} : { cost_cents: row.cost_cents }),
+    ...(row.metadata === null
+      ? {}
+      : { metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
+    created_at: new Date(Number(row.created_at)).toISOString(),
+  };
+}
+
+function serviceEvent(row: ServiceEventRow): ServiceEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    workspace_id: row.workspace_id,
+    ...(row.site_id === null ? {} : { site_id: row.site_id }),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
+ * "Widget endpoints"): config and token checked by Origin; query, analytics events, leads and
+ * transcripts by Origin plus the session's signature over the raw body. CORS answers only the
+ * site's own origins. A query may instead carry an API key with `query:test` (the debug path).
+ */
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import type { apiKeyAuth } from "../http/api-key-auth.ts";
+import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
+import { sendData } from "../http/envelope.ts";
+import { errors, isServiceError } from "../http/errors.ts";
+import type { RateLimiterFactory } from "../http/rate-limiter.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
+import { searchSite } from "../search/site-search.ts";
+import type { SiteService } from "../sites/site-service.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import { validateBody } from "../validation/schema-validator.ts";
+import type { LeadCapture } from "../types/generated/lead-create.ts";
+import type { Transcript } from "../types/generated/transcript-create.ts";
+import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
+import { answerPreflight, requireOrigin } from "../widget/origin.ts";
+import type { SessionService } from "../widget/session-service.ts";
+import type { PublicSite, WidgetService } from "../widget/widget-service.ts";
+
+export interface WidgetRouteParts {
+  sites: SiteService;
+  sessions: SessionService;
+  widget: WidgetService;
+  events: EventBus;
+  plugins: PluginHost;
+  limiters: RateLimiterFactory;
+  logger: Logger;
+}
+
+/** SPEC.md and DECISIONS.md limits; leads and transcripts are ours (a conversation makes few). */
+const LIMITS = {
+  config: { name: "widget-config", points: 1200, durationSeconds: 60 },
+  tokenPerIp: { name: "widget-token-ip", points: 10, durationSeconds: 60 },
+  tokenPerSite: { name: "widget-token-site", points: 600, durationSeconds: 60 },
+  queryPerMinute: { name: "widget-query-minute", points: 300, durationSeconds: 60 },
+  queryPerSecond: { name: "widget-query-second", points: 30, durationSeconds: 1 },
+  events: { name: "widget-events", points: 600, durationSeconds: 60 },
+  leads: { name: "widget-leads", points: 60, durationSeconds: 60 },
+  transcripts: { name: "widget-transcripts", points: 120, durationSeconds: 60 },
+} as const;
+
+const WIDGET_PATHS = [
+  "/v1/:siteId/config",
+  "/v1/:siteId/token",
+  "/v1/:siteId/query",
+  "/v1/:siteId/analytics/event",
+  "/v1/:siteId/leads",
+  "/v1/:siteId/transcript",
+];
+
+/** The raw bytes of a signed body: the signature is checked before anything parses them. */
+const rawBody = express.raw({ type: () => true, limit: BODY_LIMIT_WIDGET });
+
+export function widgetRoutes(
+  parts: WidgetRouteParts,
+  requireKey: ReturnType<typeof apiKeyAuth>,
+): Router {
+  const router = Router();
+  const limit = Object.fromEntries(
+    Object.entries(LIMITS).map(([key, spec]) => [key, parts.limiters(spec)]),
+  ) as Record<keyof typeof LIMITS, ReturnType<RateLimiterFactory>>;
+
+  const siteOf = async (req: Request): Promise<PublicSite> => {
+    const siteId = req.params.siteId as string;
+    const found = await parts.sites.publicSite(siteId);
+    if (found === undefined) throw errors.siteNotFound(siteId);
+    return found;
+  };
+
+  /** Origin, then the session's signature over the raw body, then the JSON it holds. */
+  const signed = async (req: Request, res: Response, target: PublicSite) => {
+    requireOrigin(req, res, target.site);
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const session = await parts.sessions.verify(
+      target.site.site_id,
+      req.headers["x-service-session"],
+      req.headers["x-service-signature"],
+      raw,
+    );
+    return { session, body: parseJson(req, raw) };
+  };
+
+  router.options(WIDGET_PATHS, async (req, res) => {
+    const target = await siteOf(req);
+    requireOrigin(req, res, target.site);
+    answerPreflight(res, req.path.endsWith("/config") ? "GET" : "POST");
+  });
+
+  router.get("/v1/:siteId/config", async (req, res) => {
+    const target = await siteOf(req);
+    requireOrigin(req, res, target.site);
+    await limit.config.consume(target.site.site_id, res);
+    const { site } = target;
+    sendData(req, res, {
+      site_id: site.site_id,
+      business_name: site.business_name,
+      language: site.language,
+      voice: site.voice,
+      appearance: site.appearance,
+      enabled_pages: site.enabled_pages,
+      disabled_pages: site.disabled_pages,
+      version: target.version,
+    });
+  });
+
+  router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {
+    const target = await siteOf(req);
+    requireOrigin(req, res, target.site);
+    await limit.tokenPerIp.consume(req.ip ?? "unknown", res);
+    await limit.tokenPerSite.consume(target.site.site_id, res);
+    const pageUrl = pageUrlOf(req.body);
+    const answer = await parts.widget.token(
+      target,
+      { ip: req.ip ?? "", userAgent: req.headers["user-agent"] ?? "" },
+      pageUrl,
+    );
+    sendData(req, res, answer);
+  });
+
+  router.post("/v1/:siteId/query", rawBody, async (req, res, next: NextFunction) => {
+    if (req.headers.authorization !== undefined) {
+      // The debug path: an API key with query:test replaces Origin and signature.
+      return requireKey("query:test")(req, res, async (error?: unknown) => {
+        if (error !== undefined) return next(error);
+        try {
+          const siteId = req.params.siteId as string;
+          const site = await parts.sites.openConfig(req.principal!, siteId).catch((e: unknown) => {
+            throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
+          });
+          const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+          sendData(req, res, await searchSite(parts.plugins, site, body, searchOptions(req, res)));
+        } catch (failure) {
+          next(failure);
+        }
+      });
+    }
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await limit.queryPerSecond.consume(target.site.site_id, res);
+    await limit.queryPerMinute.consume(target.site.site_id, res);
+    const result = await searchSite(parts.plugins, target.site, body, searchOptions(req, res));
+    await recordQuery(parts.events, session, body);
+    sendData(req, res, result);
+  });
+
+  router.post("/v1/:siteId/analytics/event", rawBody, async (req, res) => {
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await limit.events.consume(target.site.site_id, res);
+    const event = validateBody<UsageEventWrite>("usage-event-write", body);
+    const stored = await parts.widget.recordEvent(session, event);
+    sendData(req, res, { id: stored.id }, { status: 202 });
+  });
+
+  router.post("/v1/:siteId/leads", rawBody, async (req, res) => {
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await limit.leads.consume(target.site.site_id, res);
+    const lead = validateBody<LeadCapture>("lead-create", body);
+    sendData(req, res, await parts.widget.captureLead(session, lead), { status: 201 });
+  });
+
+  router.post("/v1/:siteId/transcript", rawBody, async (req, res) => {
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await limit.transcripts.consume(target.site.site_id, res);
+    const transcript = validateBody<Transcript>("transcript-create", body);
+    sendData(req, res, await parts.widget.saveTranscript(session, target.site, transcript), {
+      status: 202,
+    });
+  });
+
+  function searchOptions(req: Request, res: Response) {
+    const gone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) gone.abort(new Error("client closed the request"));
+    });
+    return {
+      signal: gone.signal,
+      logger: parts.logger.child({ request_id: req.id, site_id: req.params.siteId }),
+    };
+  }
+
+  return router;
+}
+
+/** Each widget query counts as a `db_query` usage event, with what was asked, not what was found. */
+async function recordQuery(events: EventBus, session: SessionRow, body: unknown) {
+  const params = body as { collection?: unknown; filters?: unknown[] };
+  await events.recordUsage({
+    site_id: session.site_id,
+    session_id: session.id,
+    type: "db_query",
+    metadata: {
+      session_id: session.id,
+      collection: params.collection,
+      filters: Array.isArray(params.filters) ? params.filters.length : 0,
+    },
+  });
+}
+
+function parseJson(req: Request, raw: Buffer): unknown {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    throw errors.invalidRequest("Content-Type must be application/json", {
+      field: "content-type",
+    });
+  }
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw errors.invalidRequest("The body is not valid JSON", { field: "body" });
+  }
+}
+
+function pageUrlOf(body: unknown): string | undefined {
+  if (body === undefined || body === null || (typeof body === "object" && !Array.isArray(body))) {
+    const pageUrl = (body as { page_url?: unknown } | undefined)?.page_url;
+    if (pageUrl === undefined) return undefined;
+    if (typeof pageUrl === "string" && pageUrl.length <= 2000 && /^https?:\/\//.test(pageUrl)) {
+      return pageUrl;
+    }
+    throw errors.invalidRequest("page_url must be an http(s) URL of at most 2000 characters", {
+      field: "page_url",
+    });
+  }
+  throw errors.invalidRequest("The body must be an object", { field: "body" });
+}

@@ -1,0 +1,79 @@
+import type { Knex } from "knex";
+import type { DatabaseClient } from "../../settings.ts";
+
+export interface UsageEventRow {
+  id: string;
+  site_id: string;
+  session_id: string | null;
+  type: string;
+  function_name: string | null;
+  duration_seconds: number | null;
+  cost_cents: number | null;
+  /** JSON object or null. */
+  metadata: string | null;
+  client_event_id: string | null;
+  created_at: number;
+}
+
+export interface ServiceEventRow {
+  id: string;
+  type: string;
+  workspace_id: string;
+  site_id: string | null;
+  /** JSON. */
+  data: string;
+  created_at: number;
+}
+
+export class EventsRepo {
+  constructor(
+    private readonly knex: Knex,
+    private readonly client: DatabaseClient,
+  ) {}
+
+  /**
+   * Inserts usage events in one statement; a row whose (site_id, client_event_id) is already
+   * stored is skipped. Returns the stored rows for the given client ids, to answer a retry with
+   * the id first given.
+   */
+  async insertUsage(rows: UsageEventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const insert = this.knex("usage_events").insert(rows);
+    await (this.client === "mysql"
+      ? insert.onConflict().ignore()
+      : insert.onConflict(["site_id", "client_event_id"]).ignore());
+  }
+
+  async usageByClientIds(siteId: string, clientIds: string[]): Promise<UsageEventRow[]> {
+    if (clientIds.length === 0) return [];
+    return this.knex<UsageEventRow>("usage_events")
+      .where({ site_id: siteId })
+      .whereIn("client_event_id", clientIds);
+  }
+
+  async countUsage(siteId: string): Promise<number> {
+    const row = await this.knex("usage_events")
+      .where({ site_id: siteId })
+      .count<{ n: number | string }>({ n: "*" })
+      .first();
+    return Number(row?.n ?? 0);
+  }
+
+  async listUsage(siteId: string, limit = 1000): Promise<UsageEventRow[]> {
+    return this.knex<UsageEventRow>("usage_events")
+      .where({ site_id: siteId })
+      .orderBy([{ column: "created_at" }, { column: "id" }])
+      .limit(limit);
+  }
+
+  async insertService(rows: ServiceEventRow[]): Promise<void> {
+    if (rows.length > 0) await this.knex("service_events").insert(rows);
+  }
+
+  async listService(workspaceId: string, limit = 1000): Promise<ServiceEventRow[]> {
+    return this.knex<ServiceEventRow>("service_events")
+      .where({ workspace_id: workspaceId })
+      .orderBy([{ column: "created_at" }, { column: "id" }])
+      .limit(limit);
+  }
+}

@@ -1,0 +1,97 @@
+import type { Knex } from "knex";
+
+export interface LeadRow {
+  id: string;
+  site_id: string;
+  workspace_id: string;
+  session_id: string | null;
+  user_fingerprint: string | null;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  message: string | null;
+  page_url: string | null;
+  /** JSON object of the other captured fields, or null. */
+  fields: string | null;
+  status: string;
+  notes: string | null;
+  update_token_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TranscriptRow {
+  id: string;
+  site_id: string;
+  session_id: string;
+  user_fingerprint: string;
+  /** JSON array of turns. */
+  turns: string;
+  page_url: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LeadCursor {
+  created_at: number;
+  id: string;
+}
+
+export class LeadsRepo {
+  constructor(private readonly knex: Knex) {}
+
+  async insert(row: LeadRow): Promise<void> {
+    await this.knex("leads").insert(row);
+  }
+
+  async get(id: string): Promise<LeadRow | undefined> {
+    return this.knex<LeadRow>("leads").where({ id }).first();
+  }
+
+  async update(id: string, fields: Partial<Pick<LeadRow, "status" | "notes" | "updated_at">>) {
+    await this.knex("leads").where({ id }).update(fields);
+  }
+
+  /** Newest first, keyset-paged. */
+  async list(
+    workspaceId: string,
+    query: {
+      limit: number;
+      siteIds?: string[];
+      siteId?: string;
+      status?: string;
+      before?: LeadCursor;
+    },
+  ): Promise<LeadRow[]> {
+    const q = this.knex<LeadRow>("leads").where({ workspace_id: workspaceId });
+    if (query.siteId !== undefined) q.where({ site_id: query.siteId });
+    if (query.siteIds !== undefined) q.whereIn("site_id", query.siteIds);
+    if (query.status !== undefined) q.where({ status: query.status });
+    const before = query.before;
+    if (before !== undefined) {
+      q.where((w) =>
+        w
+          .where("created_at", "<", before.created_at)
+          .orWhere((x) => x.where("created_at", before.created_at).where("id", "<", before.id)),
+      );
+    }
+    return q
+      .orderBy([
+        { column: "created_at", order: "desc" },
+        { column: "id", order: "desc" },
+      ])
+      .limit(query.limit);
+  }
+
+  async insertTranscript(row: TranscriptRow): Promise<void> {
+    await this.knex("transcripts").insert(row);
+  }
+
+  async transcriptsOf(siteId: string): Promise<TranscriptRow[]> {
+    return this.knex<TranscriptRow>("transcripts").where({ site_id: siteId }).orderBy("created_at");
+  }
+
+  async deleteExpiredTranscripts(now: number): Promise<number> {
+    return this.knex("transcripts").where("expires_at", "<=", now).delete();
+  }
+}

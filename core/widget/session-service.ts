@@ -1,0 +1,192 @@
+/**
+ * Widget sessions: minted by the token endpoint, each with a 32-byte signing secret that every
+ * later call signs its body with. The secret is stored sealed, so every instance can verify a
+ * session another one minted. A session lives 30 minutes without a signed call and 2 hours at
+ * most (DECISIONS.md); after that, as for an unknown session or a wrong signature, the answer is
+ * the same 401 invalid_signature, so a caller learns nothing from which it was.
+ */
+import crypto from "node:crypto";
+import { errors } from "../http/errors.ts";
+import { open, seal, type KeyRing } from "../security/secret-box.ts";
+import { newId } from "../store/ids.ts";
+import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import type { Store } from "../store/store.ts";
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_MAX_MS = 2 * 60 * 60_000;
+/** A session's last-seen time is written at most this often; memory has the exact one. */
+const TOUCH_EVERY_MS = 60_000;
+/** A held session is read again this often, so an end on another instance shows here. */
+const RELOAD_EVERY_MS = 15_000;
+const CACHE_SIZE = 10_000;
+
+const SESSION_ID = /^sess_[0-9a-z]{26}$/;
+const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
+
+export interface Visitor {
+  ip: string;
+  userAgent: string;
+}
+
+interface Held {
+  row: SessionRow;
+  secret: Buffer;
+  /** Last signed call seen here, possibly newer than the stored one. */
+  lastSeen: number;
+  touched: number;
+  loaded: number;
+}
+
+export class SessionService {
+  private readonly held = new Map<string, Held>();
+  private readonly fingerprintKey: Buffer;
+
+  constructor(
+    private readonly store: Store,
+    private readonly ring: KeyRing,
+    private readonly now: () => number = Date.now,
+  ) {
+    const primary = ring.keys.get(ring.primaryId) as Buffer;
+    this.fingerprintKey = Buffer.from(
+      crypto.hkdfSync("sha256", primary, "", "sitevoice visitor fingerprint", 32),
+    );
+  }
+
+  /**
+   * A salted hash of IP and user agent: links one visitor's sessions on one device without
+   * keeping either. The salt derives from the master key, so all instances agree.
+   */
+  fingerprint(visitor: Visitor): string {
+    return this.hmac(`${visitor.ip}\n${visitor.userAgent}`);
+  }
+
+  async create(
+    site: { site_id: string; workspace_id: string },
+    visitor: Visitor,
+    pageUrl?: string,
+  ): Promise<{ session: SessionRow; signingSecret: string }> {
+    const signingSecret = crypto.randomBytes(32).toString("hex");
+    const at = this.now();
+    const session: SessionRow = {
+      id: newId("sess"),
+      site_id: site.site_id,
+      workspace_id: site.workspace_id,
+      signing_secret: seal(this.ring, signingSecret),
+      user_fingerprint: this.fingerprint(visitor),
+      ip_hash: this.hmac(`ip:${visitor.ip}`),
+      page_url: pageUrl ?? null,
+      created_at: at,
+      last_seen_at: at,
+      ended_at: null,
+      end_reason: null,
+    };
+    await this.store.sessions.insert(session);
+    this.hold(session, signingSecret);
+    return { session, signingSecret };
+  }
+
+  /**
+   * The open session of `siteId` named by `sessionId` whose secret signed `body` as `signature`
+   * says; else 401 invalid_signature, whatever the reason. Never throws anything else for a bad
+   * header.
+   */
+  async verify(
+    siteId: string,
+    sessionId: string | string[] | undefined,
+    signature: string | string[] | undefined,
+    body: Buffer,
+  ): Promise<SessionRow> {
+    const given = typeof signature === "string" ? SIGNATURE.exec(signature) : null;
+    if (given === null || typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+      throw invalidSignature();
+    }
+    const held = await this.load(sessionId);
+    const expected = held && crypto.createHmac("sha256", held.secret).update(body).digest();
+    const signed =
+      expected !== undefined &&
+      crypto.timingSafeEqual(expected, Buffer.from(given[1] as string, "hex"));
+    if (!held || !signed || held.row.site_id !== siteId || !(await this.open(held))) {
+      throw invalidSignature();
+    }
+    const at = this.now();
+    held.lastSeen = Math.max(held.lastSeen, at);
+    if (at - held.touched >= TOUCH_EVERY_MS) {
+      held.touched = at;
+      await this.store.sessions.touch(sessionId, at);
+    }
+    return held.row;
+  }
+
+  /** Ends a session (session_end, the sweeper); false when it had already ended. */
+  async end(sessionId: string, reason: string): Promise<boolean> {
+    const ended = await this.store.sessions.end(sessionId, this.now(), reason);
+    this.held.delete(sessionId);
+    return ended;
+  }
+
+  /** Open sessions past their idle or total lifetime, for the sweeper. */
+  async expired(limit = 500): Promise<SessionRow[]> {
+    const at = this.now();
+    return this.store.sessions.stale(at - SESSION_IDLE_MS, at - SESSION_MAX_MS, limit);
+  }
+
+  /** Drops IP hashes older than an hour (SPEC.md retention). */
+  forgetIps(): Promise<number> {
+    return this.store.sessions.forgetIps(this.now() - 60 * 60_000);
+  }
+
+  /** Whether the session is still open; a stale copy is read again before saying no. */
+  private async open(held: Held): Promise<boolean> {
+    const alive = (row: SessionRow, lastSeen: number) => {
+      const at = this.now();
+      return (
+        row.ended_at === null &&
+        at - lastSeen < SESSION_IDLE_MS &&
+        at - row.created_at < SESSION_MAX_MS
+      );
+    };
+    if (alive(held.row, held.lastSeen)) return true;
+    // Another instance may have seen later calls, or the session may have ended there.
+    const fresh = await this.store.sessions.get(held.row.id);
+    if (fresh === undefined) return false;
+    held.row = fresh;
+    held.lastSeen = Math.max(held.lastSeen, fresh.last_seen_at);
+    return alive(fresh, held.lastSeen);
+  }
+
+  private async load(sessionId: string): Promise<Held | undefined> {
+    const held = this.held.get(sessionId);
+    if (held !== undefined && this.now() - held.loaded < RELOAD_EVERY_MS) return held;
+    const row = await this.store.sessions.get(sessionId);
+    if (held !== undefined && row !== undefined) {
+      held.row = row;
+      held.lastSeen = Math.max(held.lastSeen, row.last_seen_at);
+      held.loaded = this.now();
+      return held;
+    }
+    return row === undefined ? undefined : this.hold(row, open(this.ring, row.signing_secret));
+  }
+
+  private hold(row: SessionRow, secret: string): Held {
+    if (this.held.size >= CACHE_SIZE) {
+      const oldest = this.held.keys().next().value;
+      if (oldest !== undefined) this.held.delete(oldest);
+    }
+    // The HMAC key is the secret string as returned to the widget (its UTF-8 bytes).
+    const held: Held = {
+      row,
+      secret: Buffer.from(secret, "utf8"),
+      lastSeen: row.last_seen_at,
+      touched: row.last_seen_at,
+      loaded: this.now(),
+    };
+    this.held.set(row.id, held);
+    return held;
+  }
+
+  private hmac(text: string): string {
+    return crypto.createHmac("sha256", this.fingerprintKey).update(text).digest("hex");
+  }
+}
+
+const invalidSignature = () => errors.invalidSignature();

@@ -1,0 +1,240 @@
+/**
+ * The functions a site's voice agent may call, as realtime providers take them: `search_database`
+ * (the site's collections), `submit_lead` (when lead capture is on) and `scroll_to` (sections of
+ * the page). Each `parameters` is a JSON Schema specialised to the site, so the model is told the
+ * collection names, field names and operators it may use instead of guessing them.
+ *
+ * Providers accept a subset of JSON Schema for function parameters (object, properties, required,
+ * enum, items, description, numeric and length bounds, nested anyOf), so only that is used here;
+ * in particular no `anyOf`/`oneOf` at the root, which OpenAI refuses. The service still checks
+ * every call it receives (schemas/search-params.schema.json, then the collection's field lists):
+ * these schemas guide the model, they do not replace the checks.
+ */
+import { allowedFields } from "../search/check-search.ts";
+import type { CollectionSpec } from "../search/search-types.ts";
+import { FILTER_OPERATORS, MAX_SEARCH_LIMIT } from "../search/search-types.ts";
+import type { VoiceTool } from "../host/plugin.ts";
+import type { SiteConfig } from "../sites/site-types.ts";
+
+export const SEARCH_DATABASE = "search_database";
+export const SUBMIT_LEAD = "submit_lead";
+export const SCROLL_TO = "scroll_to";
+
+/** The bounds of schemas/search-params.schema.json, repeated so the model keeps within them. */
+const MAX_QUERY_LENGTH = 500;
+const MAX_FILTERS = 20;
+const MAX_IN_VALUES = 50;
+
+export interface VoiceToolOptions {
+  /** The `id`s of the sections of the page the widget runs on; scroll_to may name only these. */
+  sectionIds?: string[];
+}
+
+/** The tools offered to the voice agent of `site`, in a stable order. */
+export function buildVoiceTools(site: SiteConfig, options: VoiceToolOptions = {}): VoiceTool[] {
+  const tools: VoiceTool[] = [];
+  const search = searchDatabaseTool(site);
+  if (search !== undefined) tools.push(search);
+  if (site.lead_capture.enabled) tools.push(submitLeadTool(site.lead_capture.fields));
+  tools.push(scrollToTool(options.sectionIds));
+  return tools;
+}
+
+/** Undefined when the site has nothing to search: a tool that can only fail would mislead. */
+function searchDatabaseTool(site: SiteConfig): VoiceTool | undefined {
+  const collections: CollectionSpec[] = Object.entries(site.adapter?.collections ?? {}).map(
+    ([name, collection]) => ({ name, ...collection }),
+  );
+  if (collections.length === 0) return undefined;
+
+  // One enum for every collection: per-collection schemas would need a root oneOf. Which field
+  // belongs to which collection is in the descriptions, and the service refuses the rest.
+  const fields = [...new Set(collections.flatMap(allowedFields))].sort();
+  const searchable = collections.filter((c) => c.searchable_fields.length > 0);
+
+  const properties: Record<string, unknown> = {
+    collection: {
+      type: "string",
+      enum: collections.map((c) => c.name),
+      description: `The collection to search. ${collections.map(describeCollection).join(" ")}`,
+    },
+  };
+  if (searchable.length > 0) {
+    properties.query = {
+      type: "string",
+      maxLength: MAX_QUERY_LENGTH,
+      description:
+        "Words to look for, matched case-insensitively inside the collection's searchable " +
+        "fields. Leave out to list records by filters alone." +
+        (searchable.length < collections.length
+          ? ` Only ${searchable.map((c) => c.name).join(", ")} take a query.`
+          : ""),
+    };
+  }
+  if (fields.length > 0) {
+    properties.filters = {
+      type: "array",
+      maxItems: MAX_FILTERS,
+      description: "Conditions that must all hold. Use only fields of the chosen collection.",
+      items: {
+        type: "object",
+        properties: {
+          field: { type: "string", enum: fields, description: "A field of the collection." },
+          operator: {
+            type: "string",
+            enum: [...FILTER_OPERATORS],
+            description:
+              "eq, neq, gt, gte, lt, lte compare; contains matches text case-insensitively; " +
+              "in matches any value of a list.",
+          },
+          value: filterValueSchema(),
+        },
+        required: ["field", "operator", "value"],
+        additionalProperties: false,
+      },
+    };
+    properties.sort_by = {
+      type: "string",
+      enum: fields,
+      description: "A field of the chosen collection to sort the results by.",
+    };
+    properties.sort_direction = {
+      type: "string",
+      enum: ["asc", "desc"],
+      description: "asc (the default) or desc.",
+    };
+  }
+  properties.limit = {
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_SEARCH_LIMIT,
+    description:
+      `How many records to return, 1 to ${MAX_SEARCH_LIMIT}; ` +
+      `${MAX_SEARCH_LIMIT} when left out.`,
+  };
+
+  return {
+    type: "function",
+    name: SEARCH_DATABASE,
+    description:
+      `Searches ${site.business_name}'s own records. Use it whenever the visitor asks about ` +
+      "something these collections hold, and answer only from what it returns.",
+    parameters: {
+      type: "object",
+      properties,
+      required: ["collection"],
+      additionalProperties: false,
+    },
+  };
+}
+
+/** `name: what it holds. Fields: …. Text search covers: ….` */
+function describeCollection(collection: CollectionSpec): string {
+  const parts = [`${collection.name}:`];
+  if (collection.description !== undefined && collection.description.trim() !== "") {
+    parts.push(sentence(collection.description.trim()));
+  }
+  const fields = allowedFields(collection);
+  if (fields.length > 0) parts.push(`Fields: ${fields.join(", ")}.`);
+  if (collection.searchable_fields.length > 0) {
+    parts.push(`Text search covers: ${collection.searchable_fields.join(", ")}.`);
+  }
+  return parts.join(" ");
+}
+
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** A scalar, or for `in` a list of scalars, as schemas/search-params.schema.json allows. */
+function filterValueSchema(): Record<string, unknown> {
+  const scalars = [
+    { type: "string", maxLength: MAX_QUERY_LENGTH },
+    { type: "number" },
+    { type: "boolean" },
+  ];
+  return {
+    description: "A string, number or boolean; for operator in, a list of them.",
+    anyOf: [
+      ...scalars,
+      { type: "array", minItems: 1, maxItems: MAX_IN_VALUES, items: { anyOf: scalars } },
+    ],
+  };
+}
+
+type LeadField = SiteConfig["lead_capture"]["fields"][number];
+
+/** The lengths the lead endpoint takes (schemas/lead-create.schema.json) and the table keeps. */
+const LEAD_FIELDS: Record<LeadField, { description: string; maxLength: number }> = {
+  name: { description: "The visitor's name.", maxLength: 200 },
+  email: {
+    description: "The visitor's email address, exactly as they spelled it.",
+    maxLength: 320,
+  },
+  phone: {
+    description: "The visitor's phone number, with the country code when they gave one.",
+    maxLength: 50,
+  },
+  message: {
+    description: "What the visitor wants, in their words or a short summary.",
+    maxLength: 4000,
+  },
+};
+
+/**
+ * The site's configured contact fields. A lead needs an email or a phone to be accepted (see
+ * `lead_capture.fields` in schemas/site.schema.json); that rule spans two properties, which would
+ * need a root anyOf, so the description states it. When the site asks for neither, both are still
+ * offered: without them no lead could ever be accepted.
+ */
+function submitLeadTool(configured: LeadField[]): VoiceTool {
+  const fields = new Set<LeadField>(configured);
+  if (!fields.has("email") && !fields.has("phone")) {
+    fields.add("email");
+    fields.add("phone");
+  }
+  const order: LeadField[] = ["name", "email", "phone", "message"];
+  const properties = Object.fromEntries(
+    order
+      .filter((field) => fields.has(field))
+      .map((field) => [field, { type: "string", ...LEAD_FIELDS[field] }]),
+  );
+  return {
+    type: "function",
+    name: SUBMIT_LEAD,
+    description:
+      "Passes the visitor's contact details to the business so that someone gets back to them. " +
+      "Call it only after the visitor has agreed to share them. An email or a phone number is " +
+      "required; ask for one before calling.",
+    parameters: { type: "object", properties, additionalProperties: false },
+  };
+}
+
+function scrollToTool(sectionIds: string[] | undefined): VoiceTool {
+  const ids = [...new Set(sectionIds ?? [])].filter((id) => id !== "");
+  const sectionId =
+    ids.length > 0
+      ? {
+          type: "string",
+          enum: ids,
+          description: "The id of the section of the current page to show.",
+        }
+      : {
+          type: "string",
+          minLength: 1,
+          description:
+            "The id of a section of the current page (its HTML id attribute, without #).",
+        };
+  return {
+    type: "function",
+    name: SCROLL_TO,
+    description:
+      "Scrolls the page the visitor is on to a section, to show them what you are talking about.",
+    parameters: {
+      type: "object",
+      properties: { section_id: sectionId },
+      required: ["section_id"],
+      additionalProperties: false,
+    },
+  };
+}

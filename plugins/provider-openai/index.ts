@@ -1,0 +1,267 @@
+/**
+ * The built-in OpenAI voice provider (`type: openai`). When a visitor starts a conversation it
+ * asks OpenAI's Realtime API for a client secret (`POST {baseUrl}/v1/realtime/client_secrets`)
+ * whose session carries the site's model, voice, prompt and tools, so the widget can connect over
+ * WebRTC (`{baseUrl}/v1/realtime/calls`) without ever holding the standard key. The session is
+ * fixed here, server-side, rather than by the widget: a visitor cannot swap the prompt or tools.
+ *
+ * Anything that stops a session being minted (no key, OpenAI refusing or failing, too slow, an
+ * answer without a secret) is a VoiceProviderUnavailable whose message says which; the service
+ * answers 503 with it, so no message may hold the key.
+ *
+ * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
+ * and OpenAI's public address passes the guard.
+ */
+import http from "node:http";
+import {
+  definePlugin,
+  PLUGIN_API_VERSION,
+  VoiceProviderUnavailable,
+} from "../../core/host/plugin.ts";
+import type {
+  PluginContext,
+  SearchOptions,
+  VoiceProvider,
+  VoiceSession,
+  VoiceSessionRequest,
+} from "../../core/host/plugin.ts";
+
+export interface OpenAiProviderConfig {
+  /** The standard API key; without one every session fails with a message naming the setting. */
+  apiKey?: string;
+  /** `https://api.openai.com` when left out. */
+  baseUrl?: string;
+  /** `gpt-realtime` when left out. */
+  model?: string;
+  /** How long OpenAI may take to mint a secret. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_BASE_URL = "https://api.openai.com";
+export const DEFAULT_MODEL = "gpt-realtime";
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** A client secret with its session echo is a few kilobytes; far more is not OpenAI answering. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+/** OpenAI's own words are kept in messages (they name a bad voice or model), up to this length. */
+const MAX_QUOTED_CHARS = 300;
+
+/** Why a request ended early, told apart from the caller's signal. */
+class Timeout extends Error {}
+
+export class OpenAiProvider implements VoiceProvider {
+  readonly #apiKey: string | undefined;
+  readonly #baseUrl: string;
+  readonly #model: string;
+  readonly #timeoutMs: number;
+  readonly #context: PluginContext;
+
+  constructor(config: OpenAiProviderConfig, context: PluginContext) {
+    const baseUrl = config.baseUrl ?? DEFAULT_BASE_URL;
+    try {
+      new URL(baseUrl);
+    } catch {
+      throw new Error("config.baseUrl is not an absolute URL");
+    }
+    this.#apiKey = config.apiKey === "" ? undefined : config.apiKey;
+    this.#baseUrl = baseUrl.replace(/\/+$/, "");
+    this.#model = config.model ?? DEFAULT_MODEL;
+    this.#timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#context = context;
+  }
+
+  async createSession(request: VoiceSessionRequest, options: SearchOptions): Promise<VoiceSession> {
+    const apiKey = this.#apiKey;
+    if (apiKey === undefined) {
+      throw new VoiceProviderUnavailable("no OpenAI API key is configured (set OPENAI_API_KEY)");
+    }
+    const body = {
+      expires_after: { anchor: "created_at", seconds: request.expiresInSeconds },
+      session: {
+        type: "realtime",
+        model: this.#model,
+        instructions: request.instructions,
+        audio: { output: { voice: request.voice } },
+        tools: request.tools,
+      },
+    };
+    const answer = await this.#post("/v1/realtime/client_secrets", body, apiKey, options.signal);
+    const { value, expires_at: expiresAt } = (answer ?? {}) as Record<string, unknown>;
+    if (typeof value !== "string" || value === "") {
+      throw this.#failure("OpenAI's answer holds no client secret (value)");
+    }
+    // Unix seconds; a Date out of range would make toISOString throw.
+    const expiry = typeof expiresAt === "number" ? new Date(expiresAt * 1000) : undefined;
+    if (expiry === undefined || Number.isNaN(expiry.getTime())) {
+      throw this.#failure("OpenAI's answer holds no expiry time (expires_at)");
+    }
+    return {
+      ephemeral_token: { value, expires_at: expiry.toISOString() },
+      provider: {
+        name: "openai",
+        model: this.#model,
+        voice: request.voice,
+        connect_url: `${this.#baseUrl}/v1/realtime/calls`,
+      },
+    };
+  }
+
+  /** POSTs JSON and returns the parsed 2xx answer; any failure throws VoiceProviderUnavailable. */
+  async #post(path: string, body: unknown, apiKey: string, signal: AbortSignal): Promise<unknown> {
+    const url = `${this.#baseUrl}${path}`;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Timeout()), this.#timeoutMs);
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await this.#context.fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+        // OpenAI does not redirect; following one would carry the key somewhere else.
+        redirect: "error",
+      });
+      const text = await readCapped(response);
+      if (!response.ok) throw this.#failure(refusal(response, text ?? ""), response.status);
+      if (text === undefined) {
+        throw this.#failure(`OpenAI's answer is larger than ${MAX_ANSWER_BYTES / 1024} KiB`);
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw this.#failure(`OpenAI answered ${statusLine(response)} with a body that is not JSON`);
+      }
+    } catch (error) {
+      if (error instanceof VoiceProviderUnavailable) throw error;
+      if (controller.signal.reason instanceof Timeout) {
+        throw this.#failure(`OpenAI did not answer within ${this.#timeoutMs} ms`);
+      }
+      if (signal.aborted) throw this.#failure("the request to OpenAI was cancelled");
+      throw this.#failure(unreachable(error, new URL(url).host));
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The error to throw, logged for the operator (the service's 503 says no more than this). */
+  #failure(reason: string, status?: number): VoiceProviderUnavailable {
+    const message = `the voice provider failed: ${this.#redact(reason)}`;
+    this.#context.logger.warn({ status }, message);
+    return new VoiceProviderUnavailable(message);
+  }
+
+  /** A last guard: OpenAI or a lower layer may quote what it was sent. */
+  #redact(message: string): string {
+    const key = this.#apiKey;
+    return key === undefined ? message : message.split(key).join("[redacted]");
+  }
+}
+
+/** What a non-2xx answer means, with OpenAI's own message when it gave one. */
+function refusal(response: Response, text: string): string {
+  const status = statusLine(response);
+  // OpenAI's 401 message quotes part of the key; what matters is which setting to fix.
+  if (response.status === 401) {
+    return `OpenAI answered ${status}: the API key was refused (check OPENAI_API_KEY)`;
+  }
+  const detail = openAiMessage(text);
+  return detail === undefined
+    ? `OpenAI answered ${status}`
+    : `OpenAI answered ${status}: ${detail}`;
+}
+
+/** `error.message` of OpenAI's error body `{error: {message, type, param, code}}`. */
+function openAiMessage(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  if (typeof message !== "string" || message.trim() === "") return undefined;
+  const oneLine = message.replace(/\s+/g, " ").trim();
+  return oneLine.length > MAX_QUOTED_CHARS ? `${oneLine.slice(0, MAX_QUOTED_CHARS)}…` : oneLine;
+}
+
+/** `503 Service Unavailable`, with the standard reason when the answer gave none. */
+function statusLine(response: Response): string {
+  const reason = response.statusText || http.STATUS_CODES[response.status] || "";
+  return reason === "" ? String(response.status) : `${response.status} ${reason}`;
+}
+
+/**
+ * Why no answer came: the SSRF guard's refusal (its message names only the host), or the
+ * network's error code. The guard's error is recognised by its code, not by `instanceof`: a plugin
+ * may hold another copy of the guard's module than the host that made the fetch.
+ */
+function unreachable(error: unknown, host: string): string {
+  const refused = error as { code?: unknown; message?: unknown } | undefined;
+  if (refused?.code === "OUTBOUND_BLOCKED" && typeof refused.message === "string") {
+    return refused.message;
+  }
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
+  return `OpenAI at ${host} could not be reached${code}`;
+}
+
+/** The body as text, or undefined once it passes MAX_ANSWER_BYTES (the rest is not read). */
+async function readCapped(response: Response): Promise<string | undefined> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+export default definePlugin<"voice-provider", OpenAiProviderConfig>({
+  kind: "voice-provider",
+  name: "provider-openai",
+  apiVersion: PLUGIN_API_VERSION,
+  type: "openai",
+  configSchema: {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      apiKey: { type: "string", description: "The standard OpenAI API key (OPENAI_API_KEY)." },
+      baseUrl: {
+        type: "string",
+        format: "uri",
+        pattern: "^https?://",
+        default: DEFAULT_BASE_URL,
+        description: "Where OpenAI's API lives (OPENAI_BASE_URL).",
+      },
+      model: {
+        type: "string",
+        minLength: 1,
+        default: DEFAULT_MODEL,
+        description: "The realtime model (OPENAI_REALTIME_MODEL).",
+      },
+      timeoutMs: {
+        type: "integer",
+        minimum: 1,
+        maximum: 60_000,
+        description: "How long OpenAI may take to mint a client secret, in milliseconds.",
+      },
+    },
+  },
+  create: (config, context) => new OpenAiProvider(config, context),
+});

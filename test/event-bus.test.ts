@@ -1,0 +1,74 @@
+/** The event bus on each database: batched writes, client ids counted once, nothing lost on close. */
+import { expect } from "chai";
+import pino from "pino";
+import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
+import { migrate, openDatabase } from "../core/store/database.ts";
+import { Store } from "../core/store/store.ts";
+import { loadSettings } from "../core/settings.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+
+for (const target of databaseTargets) {
+  describe(`event bus on ${target.label}`, function () {
+    let database: TestDatabase | undefined;
+    let store: Store;
+
+    before(async function () {
+      database = await createTestDatabase(target);
+      if (database === undefined) missing(this, target.label);
+      store = new Store(openDatabase(loadSettings({ DATABASE_URL: database.url }).database));
+      await migrate(store.db);
+    });
+    after(async () => {
+      await store?.close();
+      await database?.drop();
+    });
+
+    it("stores concurrent writes in batches; a repeated client id resolves to the first event", async () => {
+      const bus = new EventBus(store, { logger: pino({ level: "silent" }), batchSize: 50 });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      const writes = Array.from({ length: 300 }, (_, i) =>
+        bus.recordUsage({
+          site_id: "bus-site",
+          type: "function_call",
+          function_name: "search_database",
+          // Every id twice, some in the same batch and some in another.
+          client_event_id: `c-${i % 150}`,
+        }),
+      );
+      const events = await Promise.all(writes);
+      for (let i = 0; i < 150; i++) expect(events[i + 150]?.id).to.equal(events[i]?.id);
+      expect(await store.events.countUsage("bus-site")).to.equal(150);
+      expect(seen.filter((e) => e.kind === "usage")).to.have.length(150);
+      await bus.close();
+    });
+
+    it("flushes pending writes on close and refuses new ones after", async () => {
+      const bus = new EventBus(store, { logger: pino({ level: "silent" }), flushMs: 60_000 });
+      const pending = Array.from({ length: 20 }, () =>
+        bus.recordUsage({ site_id: "close-site", type: "db_query" }),
+      );
+      const service = bus.emit({
+        type: "lead.captured",
+        workspace_id: "ws_x",
+        site_id: "close-site",
+        data: { a: 1 },
+      });
+      await bus.close();
+      expect(await Promise.all(pending)).to.have.length(20);
+      expect((await service).type).to.equal("lead.captured");
+      expect(await store.events.countUsage("close-site")).to.equal(20);
+      expect(await store.events.listService("ws_x")).to.have.length(1);
+      let refused: unknown;
+      await bus
+        .recordUsage({ site_id: "close-site", type: "db_query" })
+        .catch((e: unknown) => (refused = e));
+      expect(refused).to.include({ code: "service_unavailable" });
+    });
+  });
+}

@@ -1,0 +1,507 @@
+/**
+ * A stand-in for OpenAI's `POST /v1/realtime/client_secrets`, which tests cannot call for real. It
+ * follows OpenAI's public contract (API reference "Create client secret", GA Realtime API): bearer
+ * auth with the standard key, a JSON body `{expires_after: {anchor, seconds}, session: {type:
+ * "realtime", model, instructions, audio: {output: {voice}}, tools}}`, and on success `{value:
+ * "ek_…", expires_at: <unix seconds>, session: {…the effective session…}}`. Errors use OpenAI's
+ * body `{error: {message, type, param, code}}`: 401 for a missing or wrong key, 400 for a body of
+ * the wrong shape (an unknown parameter, a wrong type, an unsupported voice, a tool whose
+ * parameters are not a JSON Schema), 404 for another route.
+ *
+ * It is stricter than OpenAI where Sitevoice's request is concerned: `expires_after`, `model`, a
+ * non-empty `instructions`, `audio.output.voice` and `tools` are required, since the provider
+ * must always send them. Every request is recorded with what it was answered. `behaviour` (an
+ * option, and settable between requests) makes it fail with 500, never answer, or answer 200
+ * without a usable secret.
+ */
+import { randomBytes } from "node:crypto";
+import { EventEmitter, once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+/** The voices OpenAI's GA Realtime API accepts by name (API reference, `audio.output.voice`). */
+export const OPENAI_REALTIME_VOICES = [
+  "alloy",
+  "ash",
+  "ballad",
+  "coral",
+  "echo",
+  "sage",
+  "shimmer",
+  "verse",
+  "marin",
+  "cedar",
+] as const;
+
+export const CLIENT_SECRETS_PATH = "/v1/realtime/client_secrets";
+
+/**
+ * `mint`: answer as OpenAI does. `fail`: 500 server_error. `hang`: never answer (the connection
+ * stays open until the client goes). `not-json`: 200 with an HTML body. `no-secret`: 200 JSON
+ * without `value`.
+ */
+export type StandinBehaviour = "mint" | "fail" | "hang" | "not-json" | "no-secret";
+
+export interface OpenAiErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export interface RecordedSecretRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The body parsed as JSON, or the raw text when it is not JSON. */
+  body: unknown;
+  /** The status answered; undefined while the request hangs. */
+  status?: number;
+  /** The JSON answered: the client secret on success, else the OpenAI error body. */
+  answer?: unknown;
+}
+
+export interface OpenAiStandinOptions {
+  /** The standard key it accepts; a random `sk-standin-…` when left out. */
+  apiKey?: string;
+  behaviour?: StandinBehaviour;
+  /** The voices accepted; OPENAI_REALTIME_VOICES when left out. */
+  voices?: readonly string[];
+  /** Milliseconds since the epoch, for `expires_at`; Date.now when left out. */
+  now?: () => number;
+}
+
+export interface OpenAiStandin {
+  /** `http://127.0.0.1:<port>`: the provider's baseUrl. */
+  baseUrl: string;
+  apiKey: string;
+  /** What the next requests meet. */
+  behaviour: StandinBehaviour;
+  /** Every request received, oldest first. */
+  requests: RecordedSecretRequest[];
+  /** The next request, once its body is read (before it is answered). */
+  nextRequest(): Promise<RecordedSecretRequest>;
+  /** The next request whose client closed the connection before the answer was complete. */
+  clientGone(): Promise<RecordedSecretRequest>;
+  close(): Promise<void>;
+}
+
+const SESSION_KEYS = [
+  "type",
+  "model",
+  "instructions",
+  "audio",
+  "tools",
+  "tool_choice",
+  "output_modalities",
+  "include",
+  "max_output_tokens",
+  "prompt",
+  "tracing",
+  "truncation",
+];
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const MIN_SECONDS = 10;
+const MAX_SECONDS = 7200;
+
+export async function startOpenAiStandin(
+  options: OpenAiStandinOptions = {},
+): Promise<OpenAiStandin> {
+  const apiKey = options.apiKey ?? `sk-standin-${randomBytes(12).toString("hex")}`;
+  const voices = options.voices ?? OPENAI_REALTIME_VOICES;
+  const now = options.now ?? Date.now;
+  const events = new EventEmitter();
+  const requests: RecordedSecretRequest[] = [];
+
+  const standin: OpenAiStandin = {
+    baseUrl: "",
+    apiKey,
+    behaviour: options.behaviour ?? "mint",
+    requests,
+    nextRequest: () => next("request"),
+    clientGone: () => next("gone"),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const recorded: RecordedSecretRequest = {
+        method: req.method ?? "",
+        path: new URL(req.url ?? "/", "http://standin.test").pathname,
+        headers: req.headers,
+        body: parseJson(text) ?? text,
+      };
+      requests.push(recorded);
+      res.on("close", () => {
+        if (!res.writableFinished) events.emit("gone", recorded);
+      });
+      events.emit("request", recorded);
+      const answer = (status: number, body: unknown) => {
+        recorded.status = status;
+        recorded.answer = body;
+        json(res, status, body);
+      };
+      handle(recorded, text, answer);
+    });
+  });
+
+  function handle(
+    recorded: RecordedSecretRequest,
+    text: string,
+    answer: (status: number, body: unknown) => void,
+  ): void {
+    if (recorded.path !== CLIENT_SECRETS_PATH || recorded.method !== "POST") {
+      answer(404, openAiError(`Invalid URL (${recorded.method} ${recorded.path})`));
+      return;
+    }
+    const behaviour = standin.behaviour;
+    if (behaviour === "hang") return;
+    if (behaviour === "fail") {
+      answer(
+        500,
+        openAiError("The server had an error while processing your request. Sorry about that!", {
+          type: "server_error",
+        }),
+      );
+      return;
+    }
+    const authProblem = checkAuth(recorded.headers.authorization, apiKey);
+    if (authProblem !== undefined) {
+      answer(401, authProblem);
+      return;
+    }
+    const contentType = recorded.headers["content-type"] ?? "";
+    if (!/^application\/json\b/i.test(contentType)) {
+      answer(
+        400,
+        openAiError(
+          `Invalid Content-Type header (${contentType || "none"}), expected application/json.`,
+        ),
+      );
+      return;
+    }
+    const body = parseJson(text);
+    if (body === undefined) {
+      answer(
+        400,
+        openAiError(
+          "We could not parse the JSON body of your request. (HINT: This likely means you " +
+            "aren't using your HTTP library correctly.)",
+        ),
+      );
+      return;
+    }
+    const shapeProblem = checkBody(body, voices);
+    if (shapeProblem !== undefined) {
+      answer(400, shapeProblem);
+      return;
+    }
+    if (behaviour === "not-json") {
+      // What a misconfigured proxy in front of the API might send instead of OpenAI's JSON.
+      answer(200, "<html><body>Welcome to nginx!</body></html>");
+      return;
+    }
+    const secret = mint(body as ClientSecretBody, now);
+    answer(200, behaviour === "no-secret" ? { ...secret, value: undefined } : secret);
+  }
+
+  const next = (event: string) =>
+    new Promise<RecordedSecretRequest>((resolve) => events.once(event, resolve));
+
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  standin.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return standin;
+}
+
+interface ClientSecretBody {
+  expires_after: { anchor: "created_at"; seconds: number };
+  session: {
+    type: "realtime";
+    model: string;
+    instructions: string;
+    audio: { output: { voice: string } };
+    tools: { type: "function"; name: string; description: string; parameters: object }[];
+  };
+}
+
+/** A client secret and the effective session, as OpenAI answers them. */
+function mint(body: ClientSecretBody, now: () => number) {
+  const { session } = body;
+  const pcm = { type: "audio/pcm", rate: 24000 };
+  return {
+    value: `ek_${randomBytes(16).toString("hex")}`,
+    expires_at: Math.floor(now() / 1000) + body.expires_after.seconds,
+    session: {
+      type: "realtime",
+      object: "realtime.session",
+      id: `sess_${randomBytes(12).toString("hex")}`,
+      model: session.model,
+      output_modalities: ["audio"],
+      instructions: session.instructions,
+      tools: session.tools,
+      tool_choice: "auto",
+      max_output_tokens: "inf",
+      tracing: null,
+      truncation: "auto",
+      prompt: null,
+      expires_at: 0,
+      audio: {
+        input: {
+          format: pcm,
+          transcription: null,
+          noise_reduction: null,
+          turn_detection: {
+            type: "server_vad",
+            threshold: 0.5,
+            prefix_padding_ms: 300,
+            silence_duration_ms: 200,
+            create_response: true,
+            interrupt_response: true,
+            idle_timeout_ms: null,
+          },
+        },
+        output: { format: pcm, voice: session.audio.output.voice, speed: 1 },
+      },
+      include: null,
+    },
+  };
+}
+
+function checkAuth(header: string | undefined, apiKey: string): OpenAiErrorBody | undefined {
+  const match = /^Bearer (.+)$/.exec(header ?? "");
+  if (match === null) {
+    return openAiError(
+      "You didn't provide an API key. You need to provide your API key in an Authorization " +
+        "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+    );
+  }
+  const given = match[1] as string;
+  if (given === apiKey) return undefined;
+  // As OpenAI does, the message shows only the ends of the key it refused.
+  const masked =
+    given.length < 12 ? "*".repeat(given.length) : `${given.slice(0, 3)}****${given.slice(-4)}`;
+  return openAiError(
+    `Incorrect API key provided: ${masked}. You can find your API key at ` +
+      "https://platform.openai.com/account/api-keys.",
+    { code: "invalid_api_key" },
+  );
+}
+
+/** The first way `body` breaks the contract, as OpenAI words it; undefined when it holds. */
+export function checkBody(body: unknown, voices: readonly string[]): OpenAiErrorBody | undefined {
+  const check = new BodyCheck();
+  const root = check.object(body, "", ["expires_after", "session"]);
+  if (root === undefined) return check.problem;
+
+  const expiry = check.object(root.expires_after, "expires_after", ["anchor", "seconds"]);
+  if (expiry === undefined) return check.problem;
+  if (!check.oneOf(expiry.anchor, "expires_after.anchor", ["created_at"])) return check.problem;
+  if (!check.integer(expiry.seconds, "expires_after.seconds", MIN_SECONDS, MAX_SECONDS)) {
+    return check.problem;
+  }
+
+  const session = check.object(root.session, "session", SESSION_KEYS);
+  if (session === undefined) return check.problem;
+  if (!check.oneOf(session.type, "session.type", ["realtime"])) return check.problem;
+  if (!check.string(session.model, "session.model")) return check.problem;
+  if (!check.string(session.instructions, "session.instructions")) return check.problem;
+  const audio = check.object(session.audio, "session.audio", ["input", "output"]);
+  if (audio === undefined) return check.problem;
+  const output = check.object(audio.output, "session.audio.output", ["format", "speed", "voice"]);
+  if (output === undefined) return check.problem;
+  if (!check.oneOf(output.voice, "session.audio.output.voice", voices)) return check.problem;
+
+  if (!Array.isArray(session.tools)) {
+    return session.tools === undefined
+      ? missing("session.tools")
+      : invalidType("session.tools", "an array", session.tools);
+  }
+  const names = new Set<string>();
+  for (const [index, item] of session.tools.entries()) {
+    const at = `session.tools[${index}]`;
+    const tool = check.object(item, at, ["type", "name", "description", "parameters"]);
+    if (tool === undefined) return check.problem;
+    if (!check.oneOf(tool.type, `${at}.type`, ["function"])) return check.problem;
+    if (!check.string(tool.name, `${at}.name`)) return check.problem;
+    const name = tool.name as string;
+    if (!TOOL_NAME.test(name)) {
+      return openAiError(
+        `Invalid '${at}.name': string does not match pattern. Expected a string that matches ` +
+          `the pattern '${TOOL_NAME.source}'.`,
+        { param: `${at}.name`, code: "invalid_value" },
+      );
+    }
+    if (names.has(name)) {
+      return openAiError(`Duplicate tool name '${name}' in session.tools.`, {
+        param: `${at}.name`,
+        code: "invalid_value",
+      });
+    }
+    names.add(name);
+    if (!check.string(tool.description, `${at}.description`)) return check.problem;
+    const parameters = check.object(tool.parameters, `${at}.parameters`);
+    if (parameters === undefined) return check.problem;
+    const schemaProblem = schemaError(parameters);
+    if (schemaProblem !== undefined) {
+      return openAiError(`Invalid schema for function '${name}': ${schemaProblem}`, {
+        param: `${at}.parameters`,
+        code: "invalid_function_parameters",
+      });
+    }
+  }
+  return undefined;
+}
+
+/** Records the first problem; each method answers whether the value passed. */
+class BodyCheck {
+  problem: OpenAiErrorBody | undefined;
+
+  object(
+    value: unknown,
+    at: string,
+    keys?: readonly string[],
+  ): Record<string, unknown> | undefined {
+    if (value === undefined) return this.#fail(missing(at));
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return this.#fail(invalidType(at, "an object", value));
+    }
+    const record = value as Record<string, unknown>;
+    const unknown = keys && Object.keys(record).find((key) => !keys.includes(key));
+    if (unknown !== undefined) {
+      const param = at === "" ? unknown : `${at}.${unknown}`;
+      return this.#fail(
+        openAiError(`Unknown parameter: '${param}'.`, { param, code: "unknown_parameter" }),
+      );
+    }
+    return record;
+  }
+
+  string(value: unknown, at: string): boolean {
+    if (value === undefined) return this.#reject(missing(at));
+    if (typeof value !== "string") return this.#reject(invalidType(at, "a string", value));
+    if (value.trim() === "") {
+      return this.#reject(
+        openAiError(
+          `Invalid '${at}': empty string. Expected a string with minimum length 1, but got an ` +
+            "empty string instead.",
+          { param: at, code: "empty_string" },
+        ),
+      );
+    }
+    return true;
+  }
+
+  oneOf(value: unknown, at: string, allowed: readonly string[]): boolean {
+    if (value === undefined) return this.#reject(missing(at));
+    if (typeof value !== "string") return this.#reject(invalidType(at, "a string", value));
+    if (allowed.includes(value)) return true;
+    const quoted = allowed.map((a) => `'${a}'`);
+    const list =
+      quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")}, and ${quoted.at(-1)}` : quoted[0];
+    return this.#reject(
+      openAiError(`Invalid value: '${value}'. Supported values are: ${list}.`, {
+        param: at,
+        code: "invalid_value",
+      }),
+    );
+  }
+
+  integer(value: unknown, at: string, min: number, max: number): boolean {
+    if (value === undefined) return this.#reject(missing(at));
+    if (!Number.isInteger(value)) return this.#reject(invalidType(at, "an integer", value));
+    const n = value as number;
+    if (n >= min && n <= max) return true;
+    const [what, code, bound] =
+      n < min
+        ? ["below minimum", "integer_below_min_value", `>= ${min}`]
+        : ["above maximum", "integer_above_max_value", `<= ${max}`];
+    return this.#reject(
+      openAiError(
+        `Invalid '${at}': integer ${what} value. Expected a value ${bound}, but got ${n} instead.`,
+        { param: at, code },
+      ),
+    );
+  }
+
+  #fail(problem: OpenAiErrorBody): undefined {
+    this.problem ??= problem;
+    return undefined;
+  }
+
+  #reject(problem: OpenAiErrorBody): false {
+    this.#fail(problem);
+    return false;
+  }
+}
+
+const schemaAjv = new Ajv2020({ strict: false });
+
+/** Why `schema` is not a JSON Schema of an object, or undefined when it is one. */
+function schemaError(schema: Record<string, unknown>): string | undefined {
+  if (schema.type !== "object") return "schema must be a JSON Schema of 'type: \"object\"'.";
+  try {
+    schemaAjv.compile(schema);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function missing(param: string): OpenAiErrorBody {
+  return openAiError(`Missing required parameter: '${param}'.`, {
+    param,
+    code: "missing_required_parameter",
+  });
+}
+
+function invalidType(param: string, expected: string, value: unknown): OpenAiErrorBody {
+  return openAiError(
+    `Invalid type for '${param}': expected ${expected}, but got ${kindOf(value)} instead.`,
+    { param, code: "invalid_type" },
+  );
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (Number.isInteger(value)) return "an integer";
+  if (typeof value === "number") return "a decimal";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+export function openAiError(
+  message: string,
+  options: { type?: string; param?: string; code?: string } = {},
+): OpenAiErrorBody {
+  return {
+    error: {
+      message,
+      type: options.type ?? "invalid_request_error",
+      param: options.param ?? null,
+      code: options.code ?? null,
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": typeof body === "string" ? "text/html" : "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
