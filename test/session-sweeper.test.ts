@@ -1,0 +1,134 @@
+/**
+ * Sessions that go quiet: the sweeper ends them as session_end would (duration up to the last
+ * signed call, `conversation.ended` once), forgets hashed IPs after an hour and drops transcripts
+ * past their retention. A clock is injected; the store is real.
+ */
+import crypto from "node:crypto";
+import { expect } from "chai";
+import pino from "pino";
+import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
+import { PluginHost } from "../core/host/plugin-host.ts";
+import { keyRing } from "../core/security/secret-box.ts";
+import { migrate, openDatabase } from "../core/store/database.ts";
+import { Store } from "../core/store/store.ts";
+import { loadSettings } from "../core/settings.ts";
+import { SessionService } from "../core/widget/session-service.ts";
+import { WidgetService } from "../core/widget/widget-service.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+
+const MINUTE = 60_000;
+const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+
+describe("the session sweeper", function () {
+  let database: TestDatabase | undefined;
+  let store: Store;
+  let clock = Date.parse("2026-11-21T10:00:00.000Z");
+  const now = () => clock;
+
+  before(async function () {
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    store = new Store(openDatabase(loadSettings({ DATABASE_URL: database.url }).database));
+    await migrate(store.db);
+    await store.workspaces.insert({
+      id: "ws_sweep",
+      name: "Sweep",
+      plan: "business",
+      created_at: clock,
+    });
+    await store.sites.insert({
+      site_id: "sweep-site",
+      workspace_id: "ws_sweep",
+      business_name: "Sweep",
+      domain: "sweep.example",
+      config: "{}",
+      version: 1,
+      content_hash: "h".repeat(64),
+      created_at: clock,
+      updated_at: clock,
+    });
+  });
+  after(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it("ends an idle session once, with its duration up to the last signed call", async () => {
+    const logger = pino({ level: "silent" });
+    const ring = keyRing(crypto.randomBytes(32));
+    const events = new EventBus(store, { logger, now });
+    const sessions = new SessionService(store, ring, now);
+    const widget = new WidgetService({
+      store,
+      sessions,
+      events,
+      plugins: new PluginHost({ logger }),
+      settings: {
+        voiceProvider: "openai",
+        openai: { baseUrl: "", realtimeModel: "x" },
+        pluginConfig: {},
+      },
+      logger,
+      now,
+    });
+    const seen: BusEvent[] = [];
+    events.subscribe((e) => seen.push(e));
+    const visitor = { ip: "198.51.100.7", userAgent: "Firefox" };
+    const { session, signingSecret } = await sessions.create(
+      { site_id: "sweep-site", workspace_id: "ws_sweep" },
+      visitor,
+    );
+    const body = Buffer.from("{}");
+    const signature = `sha256=${crypto.createHmac("sha256", signingSecret).update(body).digest("hex")}`;
+    clock += 10 * MINUTE;
+    await sessions.verify("sweep-site", session.id, signature, body); // last seen at +10 min
+    await store.leads.insertTranscript({
+      id: "trn_sweep",
+      site_id: "sweep-site",
+      session_id: session.id,
+      user_fingerprint: session.user_fingerprint,
+      turns: "[]",
+      page_url: null,
+      created_at: clock,
+      expires_at: clock + 30 * MINUTE,
+    });
+
+    clock += 29 * MINUTE; // 29 minutes quiet: still open
+    expect(await widget.sweep()).to.equal(0);
+    clock += 2 * MINUTE; // 31 minutes quiet
+    expect(await widget.sweep()).to.equal(1);
+    expect(await widget.sweep()).to.equal(0);
+    await events.flush();
+
+    const [end] = (await store.events.listUsage("sweep-site")).filter(
+      (e) => e.type === "session_end",
+    );
+    expect(end?.duration_seconds).to.equal(600);
+    const ended = seen.filter((e) => e.kind === "service" && e.event.type === "conversation.ended");
+    expect(ended).to.have.length(1);
+    expect((ended[0]?.event as { data: Record<string, unknown> }).data).to.include({
+      session_id: session.id,
+      reason: "idle",
+      duration_seconds: 600,
+    });
+    expect((await store.sessions.get(session.id))?.ended_at).to.be.a("number");
+    // Past its 30 minutes of retention, the transcript is gone; the IP hash stays an hour.
+    expect(await store.leads.transcriptsOf("sweep-site")).to.deep.equal([]);
+    expect((await store.sessions.get(session.id))?.ip_hash).to.be.a("string");
+    clock += 20 * MINUTE;
+    await widget.sweep();
+    expect((await store.sessions.get(session.id))?.ip_hash).to.equal(null);
+    // The ended session signs nothing any more.
+    let refused: unknown;
+    await sessions
+      .verify("sweep-site", session.id, signature, body)
+      .catch((e: unknown) => (refused = e));
+    expect(refused).to.include({ code: "invalid_signature" });
+    await events.close();
+  });
+});

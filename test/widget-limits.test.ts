@@ -1,0 +1,185 @@
+/**
+ * The widget endpoints' rate limits (SPEC.md "Limits"): queries 300 per minute per site with a
+ * burst of 30 per second, events 600 per minute per site, and two instances on one Redis
+ * admitting no more than one instance would. Signatures by Web Crypto, as the widget makes them.
+ */
+import crypto from "node:crypto";
+import { expect } from "chai";
+import request, { type Response } from "supertest";
+import { operatorPrincipal } from "../core/http/principal.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+import { redisAvailable, TEST_REDIS_URL } from "./helpers/test-redis.ts";
+import { startTestService, type TestService } from "./helpers/test-service.ts";
+
+const ORIGIN = "https://limits.example";
+const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+
+async function sign(secret: string, body: string): Promise<string> {
+  const key = await globalThis.crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await globalThis.crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));
+  return `sha256=${Buffer.from(mac).toString("hex")}`;
+}
+
+interface Session {
+  siteId: string;
+  session_id: string;
+  signing_secret: string;
+}
+
+/** A site with a tiny inline dataset and a session on it, with ids unique to this run. */
+async function siteWithSession(service: TestService, workspaceId: string): Promise<Session> {
+  const siteId = `limits-${crypto.randomBytes(4).toString("hex")}`;
+  await service.sites.create(operatorPrincipal(workspaceId, "test"), {
+    site_id: siteId,
+    business_name: "Limits",
+    business_description: "",
+    domain: "limits.example",
+    adapter: {
+      type: "inline",
+      config: { records: { items: [{ name: "a" }, { name: "b" }] } },
+      collections: { items: { source: "items", searchable_fields: ["name"] } },
+    },
+  });
+  const { session, signingSecret } = await service.sessions.create(
+    { site_id: siteId, workspace_id: workspaceId },
+    { ip: "203.0.113.9", userAgent: "test" },
+  );
+  return { siteId, session_id: session.id, signing_secret: signingSecret };
+}
+
+async function signedPost(
+  service: TestService,
+  session: Session,
+  path: string,
+  payload: unknown,
+): Promise<Response> {
+  const body = JSON.stringify(payload);
+  return request(service.server)
+    .post(`/v1/${session.siteId}${path}`)
+    .set("Origin", ORIGIN)
+    .set("Content-Type", "application/json")
+    .set("X-Service-Session", session.session_id)
+    .set("X-Service-Signature", await sign(session.signing_secret, body))
+    .send(body);
+}
+
+const statuses = (responses: Response[]) =>
+  responses.reduce<Record<number, number>>((count, r) => {
+    count[r.status] = (count[r.status] ?? 0) + 1;
+    return count;
+  }, {});
+
+const query = { collection: "items" };
+const event = { type: "function_call", function_name: "search_database" };
+
+describe("widget rate limits on one instance", function () {
+  this.timeout(60_000);
+  let database: TestDatabase | undefined;
+  let service: TestService;
+  let workspaceId: string;
+
+  before(async function () {
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    service = await startTestService(database.url, {
+      SITEVOICE_PLUGINS: "sitevoice-adapter-inline",
+    });
+    workspaceId = await service.workspace();
+  });
+  after(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it("answers the 31st query in a second with 429, Retry-After and RateLimit headers", async () => {
+    const session = await siteWithSession(service, workspaceId);
+    const answers = await Promise.all(
+      Array.from({ length: 31 }, () => signedPost(service, session, "/query", query)),
+    );
+    expect(statuses(answers)).to.deep.equal({ 200: 30, 429: 1 });
+    const limited = answers.find((r) => r.status === 429)!;
+    expect(limited.body.error.code).to.equal("rate_limited");
+    expect(Number(limited.headers["retry-after"])).to.be.at.least(1);
+    expect(limited.headers["ratelimit-limit"]).to.equal("30");
+  });
+
+  it("answers the 301st query in a minute with 429", async () => {
+    const session = await siteWithSession(service, workspaceId);
+    let accepted = 0;
+    // Ten bursts of 30, each in a second window of its own, then one more.
+    while (accepted < 300) {
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, () => signedPost(service, session, "/query", query)),
+      );
+      const counts = statuses(burst);
+      accepted += counts[200] ?? 0;
+      // The per-second window must pass before the next burst: its Retry-After says when.
+      const wait = burst.find((r) => r.status === 429)?.headers["retry-after"];
+      await new Promise((resolve) => setTimeout(resolve, wait ? Number(wait) * 1000 : 1050));
+    }
+    expect(accepted).to.equal(300);
+    const over = await signedPost(service, session, "/query", query);
+    expect(over.status).to.equal(429);
+    expect(over.headers["ratelimit-limit"]).to.equal("300");
+  });
+
+  it("answers the 601st event in a minute with 429", async () => {
+    const session = await siteWithSession(service, workspaceId);
+    const answers = await Promise.all(
+      Array.from({ length: 601 }, () => signedPost(service, session, "/analytics/event", event)),
+    );
+    expect(statuses(answers)).to.deep.equal({ 202: 600, 429: 1 });
+  });
+});
+
+describe("widget rate limits across two instances on one Redis", function () {
+  this.timeout(60_000);
+  let database: TestDatabase | undefined;
+  let a: TestService;
+  let b: TestService;
+  let workspaceId: string;
+
+  before(async function () {
+    if (!(await redisAvailable())) missing(this, "Redis");
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    const env = {
+      SITEVOICE_PLUGINS: "sitevoice-adapter-inline",
+      REDIS_URL: TEST_REDIS_URL,
+      SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
+    };
+    a = await startTestService(database.url, env);
+    b = await startTestService(database.url, env);
+    workspaceId = await a.workspace();
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await database?.drop();
+  });
+
+  it("admits 30 queries a second and 600 events a minute between them, not each", async () => {
+    const session = await siteWithSession(a, workspaceId);
+    const queries = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signedPost(i % 2 ? a : b, session, "/query", query)),
+    );
+    expect(statuses(queries)).to.deep.equal({ 200: 30, 429: 10 });
+    const events = await Promise.all(
+      Array.from({ length: 650 }, (_, i) =>
+        signedPost(i % 2 ? a : b, session, "/analytics/event", event),
+      ),
+    );
+    expect(statuses(events)).to.deep.equal({ 202: 600, 429: 50 });
+  });
+});
