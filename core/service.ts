@@ -101,7 +101,8 @@ export async function startService(
     // Subscribed before the server listens, so a fresh instance hears every change it serves.
     const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
     cache = new SiteCache(channel, { ttlMs });
-    const sites = new SiteService(store, ring, plugins, { cache });
+    events = new EventBus(store, { logger });
+    const sites = new SiteService(store, ring, plugins, { cache, events });
     const boot = await bootstrap(store, keys, settings.defaultPlan);
     if (settings.sitesDir !== undefined) {
       await loadSiteFolder(settings.sitesDir, {
@@ -111,7 +112,6 @@ export async function startService(
         logger,
       });
     }
-    events = new EventBus(store, { logger });
     const sessions = new SessionService(store, ring);
     const widget = new WidgetService({
       store,

@@ -266,6 +266,15 @@ describe("the widget sequence over HTTP", function () {
     const after = await signed("/query", { collection: "products" }, 401);
     expect(after.body.error.code).to.equal("invalid_signature");
   });
+
+  it("puts site.deleted on the bus when the site is deleted", async () => {
+    const workspaceId = (await service.sites.publicSite(SITE))!.workspaceId;
+    await service.sites.delete(operatorPrincipal(workspaceId, "test"), SITE);
+    await service.events.flush();
+    const deleted = bus.find((e) => e.kind === "service" && e.event.type === "site.deleted");
+    expect(deleted?.event).to.include({ site_id: SITE, workspace_id: workspaceId });
+    await request(service.server).get(`/v1/${SITE}/config`).set("Origin", ORIGIN).expect(404);
+  });
 });
 
 describe("signed calls that are refused", function () {

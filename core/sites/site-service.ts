@@ -17,6 +17,7 @@ import type { Store } from "../store/store.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import { SITES_PER_PLAN } from "./plan-limits.ts";
 import { SiteCache } from "./site-cache.ts";
+import type { EventBus } from "../events/event-bus.ts";
 import { diffSites, type FieldChange } from "./site-diff.ts";
 import {
   keepMaskedSecrets,
@@ -46,6 +47,8 @@ export interface SitePlan {
 export interface SiteServiceOptions {
   /** Holds rows for reads and hears of changes made by other instances. */
   cache?: SiteCache;
+  /** Receives `site.deleted`. */
+  events?: Pick<EventBus, "emit">;
   now?: () => number;
 }
 
@@ -66,6 +69,7 @@ export class SiteService {
   private readonly hash: ContentHasher;
   private readonly now: () => number;
   readonly cache: SiteCache;
+  private readonly events?: Pick<EventBus, "emit">;
 
   constructor(
     private readonly store: Store,
@@ -76,6 +80,7 @@ export class SiteService {
     this.hash = contentHasher(ring);
     this.now = options.now ?? Date.now;
     this.cache = options.cache ?? new SiteCache();
+    this.events = options.events;
   }
 
   async list(
@@ -333,9 +338,15 @@ export class SiteService {
   }
 
   async delete(principal: Principal, siteId: string): Promise<void> {
-    await this.owned(principal, siteId);
+    const row = await this.owned(principal, siteId);
     await this.store.sites.delete(siteId);
     await this.cache.changed(siteId);
+    await this.events?.emit({
+      type: "site.deleted",
+      workspace_id: row.workspace_id,
+      site_id: siteId,
+      data: { site_id: siteId, business_name: row.business_name, deleted_by: actorOf(principal) },
+    });
   }
 
   /**
