@@ -222,6 +222,31 @@ describe("the widget sequence over HTTP", function () {
       .send({ status: "won" })
       .expect(401);
     expect(bus.some((e) => e.kind === "service" && e.event.type === "lead.updated")).to.equal(true);
+    // The site owner's key updates it too, and lists it; a key without sites:write cannot.
+    const workspaceId = (await service.sites.publicSite(SITE))!.workspaceId;
+    const writer = await service.key(workspaceId, { scopes: ["sites:read", "sites:write"] });
+    await request(service.server)
+      .patch(`/v1/public/leads/${leadId}`)
+      .set("Authorization", `Bearer ${writer}`)
+      .send({ status: "qualified" })
+      .expect(200);
+    const reader = await service.key(workspaceId, { scopes: ["sites:read"] });
+    await request(service.server)
+      .patch(`/v1/public/leads/${leadId}`)
+      .set("Authorization", `Bearer ${reader}`)
+      .send({ status: "won" })
+      .expect(403);
+    await request(service.server)
+      .patch(`/v1/public/leads/${leadId}`)
+      .set("Authorization", `Bearer ${writer}`)
+      .send({ status: "sold" })
+      .expect(400);
+    const listed = await request(service.server)
+      .get(`/v1/leads?site_id=${SITE}&status=qualified`)
+      .set("Authorization", `Bearer ${reader}`)
+      .expect(200);
+    expect(listed.body.data.map((l: { id: string }) => l.id)).to.deep.equal([leadId]);
+    expect(listed.body.data[0]).to.include({ email: "ana@example.com", status: "qualified" });
   });
 
   it("keeps the transcript, then ends the session with its duration and conversation.ended", async () => {

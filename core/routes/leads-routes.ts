@@ -20,7 +20,7 @@ export function leadsRoutes(
 ): Router {
   const router = Router();
 
-  router.patch("/v1/public/leads/:id", jsonBody(BODY_LIMIT_API), async (req, res, next) => {
+  router.patch("/v1/public/leads/:id", jsonBody(BODY_LIMIT_API), async (req, res) => {
     const changes = leadChanges(req.body);
     const leadId = req.params.id as string;
     const token = LEAD_TOKEN.exec(req.headers.authorization ?? "")?.[1];
@@ -28,17 +28,15 @@ export function leadsRoutes(
       sendData(req, res, await parts.widget.updateLead(leadId, { token }, changes));
       return;
     }
-    requireKey("sites:write")(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(error);
-      const principal = req.principal!;
-      parts.widget
-        .updateLead(
-          leadId,
-          { workspaceId: principal.workspaceId, siteIds: principal.siteIds },
-          changes,
-        )
-        .then((lead) => sendData(req, res, lead), next);
-    });
+    // Authenticates (401, 403, 429 by throwing) and sets req.principal.
+    await requireKey("sites:write")(req, res, () => undefined);
+    const principal = req.principal!;
+    const lead = await parts.widget.updateLead(
+      leadId,
+      { workspaceId: principal.workspaceId, siteIds: principal.siteIds },
+      changes,
+    );
+    sendData(req, res, lead);
   });
 
   router.get("/v1/leads", requireKey("sites:read"), async (req, res) => {

@@ -4,7 +4,7 @@
  * transcripts by Origin plus the session's signature over the raw body. CORS answers only the
  * site's own origins. A query may instead carry an API key with `query:test` (the debug path).
  */
-import express, { Router, type NextFunction, type Request, type Response } from "express";
+import express, { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
@@ -124,22 +124,17 @@ export function widgetRoutes(
     sendData(req, res, answer);
   });
 
-  router.post("/v1/:siteId/query", rawBody, async (req, res, next: NextFunction) => {
+  router.post("/v1/:siteId/query", rawBody, async (req, res) => {
     if (req.headers.authorization !== undefined) {
       // The debug path: an API key with query:test replaces Origin and signature.
-      return requireKey("query:test")(req, res, async (error?: unknown) => {
-        if (error !== undefined) return next(error);
-        try {
-          const siteId = req.params.siteId as string;
-          const site = await parts.sites.openConfig(req.principal!, siteId).catch((e: unknown) => {
-            throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
-          });
-          const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-          sendData(req, res, await searchSite(parts.plugins, site, body, searchOptions(req, res)));
-        } catch (failure) {
-          next(failure);
-        }
+      await requireKey("query:test")(req, res, () => undefined);
+      const siteId = req.params.siteId as string;
+      const site = await parts.sites.openConfig(req.principal!, siteId).catch((e: unknown) => {
+        throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
       });
+      const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      sendData(req, res, await searchSite(parts.plugins, site, body, searchOptions(req, res)));
+      return;
     }
     const target = await siteOf(req);
     const { session, body } = await signed(req, res, target);
