@@ -77,6 +77,35 @@ export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redi
   return redis;
 }
 
+/** How long a graceful stop waits for open requests before it closes their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * A graceful stop for `server`: no new connections, and every answer from now on says
+ * `Connection: close`, so keep-alive clients (browsers, load balancers) move to another
+ * instance instead of holding this one open; `server.close` alone would keep serving them.
+ * Connections still open after the grace period are closed.
+ */
+function drainer(server: http.Server): () => Promise<void> {
+  let draining = false;
+  const open = new Set<http.ServerResponse>();
+  server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+    open.add(res);
+    res.on("close", () => open.delete(res));
+  });
+  return async () => {
+    draining = true;
+    for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    await closed;
+    clearTimeout(force);
+  };
+}
+
 export async function startService(
   settings: Readonly<Settings>,
   logger = createLogger(settings),
@@ -136,6 +165,7 @@ export async function startService(
       events,
     });
     const server = http.createServer(app);
+    const drain = drainer(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(settings.port, settings.host, () => resolve());
@@ -153,10 +183,7 @@ export async function startService(
     const close = () =>
       (closing ??= (async () => {
         clearInterval(sweeper);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await drain();
         // Every acknowledged event is stored before the store closes.
         await events?.close();
         await plugins.close();
