@@ -25,6 +25,7 @@ import {
   missing,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { signBody } from "./helpers/widget-signature.ts";
 
 const postgres = databaseTargets.find((t) => t.client === "postgres")!;
 
@@ -44,19 +45,6 @@ const STOP_WITHIN_MS = 10_000;
 
 const siteId = (n: number) => `durable-${n}`;
 const originOf = (n: number) => `https://durable-${n}.example`;
-
-/** `sha256=` + hex HMAC-SHA256 of `body` under the secret's UTF-8 bytes, by Web Crypto. */
-async function sign(secret: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));
-  return `sha256=${Buffer.from(mac).toString("hex")}`;
-}
 
 /** Resolves once the service answers its health check; rejects if it exits first. */
 async function healthy(started: Run, base: string): Promise<void> {
@@ -226,7 +214,7 @@ describe("event durability through a graceful restart (PostgreSQL)", function ()
         Origin: originOf(session.site),
         "Content-Type": "application/json",
         "X-Service-Session": session.session_id,
-        "X-Service-Signature": await sign(session.signing_secret, body),
+        "X-Service-Signature": await signBody(session.signing_secret, body),
       };
       const deadline = Date.now() + WRITE_DEADLINE_MS;
       for (let attempt = 0; ; attempt += 1) {

@@ -18,23 +18,11 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
+import { signBody } from "./helpers/widget-signature.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 const ORIGIN = "https://nordichome.example";
 const SITE = "nordic-widget";
-
-/** `sha256=` + hex HMAC-SHA256 of `body` under the secret's UTF-8 bytes, by Web Crypto. */
-async function sign(secret: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));
-  return `sha256=${Buffer.from(mac).toString("hex")}`;
-}
 
 describe("the widget sequence over HTTP", function () {
   this.timeout(30_000);
@@ -53,7 +41,7 @@ describe("the widget sequence over HTTP", function () {
       .set("Origin", ORIGIN)
       .set("Content-Type", "application/json")
       .set("X-Service-Session", session.session_id)
-      .set("X-Service-Signature", await sign(session.signing_secret, body))
+      .set("X-Service-Signature", await signBody(session.signing_secret, body))
       .send(body)
       .expect(status);
   }
@@ -362,12 +350,12 @@ describe("signed calls that are refused", function () {
   });
 
   it("401 invalid_signature for a wrong signature, an unknown session and every malformed header", async () => {
-    const good = await sign(session.signing_secret, body);
+    const good = await signBody(session.signing_secret, body);
     const hex = good.slice("sha256=".length);
     const cases: Record<string, Record<string, string | string[]>> = {
-      "wrong secret": { "X-Service-Signature": await sign("0".repeat(64), body) },
+      "wrong secret": { "X-Service-Signature": await signBody("0".repeat(64), body) },
       "signature of another body": {
-        "X-Service-Signature": await sign(session.signing_secret, `${body} `),
+        "X-Service-Signature": await signBody(session.signing_secret, `${body} `),
       },
       "unknown session": { "X-Service-Session": "sess_01abcdefghjkmnpqrstvwxyz0" },
       "malformed session": { "X-Service-Session": "'; DROP TABLE widget_sessions; --" },
@@ -410,7 +398,7 @@ describe("signed calls that are refused", function () {
       const headers = {
         Origin: ORIGIN,
         "X-Service-Session": session.session_id,
-        "X-Service-Signature": await sign(session.signing_secret, body),
+        "X-Service-Signature": await signBody(session.signing_secret, body),
       };
       const onOther = (h: Record<string, string>) =>
         request(other.server)
@@ -443,7 +431,7 @@ describe("signed calls that are refused", function () {
   });
 
   it("403 origin_not_allowed for a missing, null, look-alike, other-scheme or other-port Origin", async () => {
-    const good = await sign(session.signing_secret, body);
+    const good = await signBody(session.signing_secret, body);
     for (const origin of [
       undefined,
       "null",
@@ -471,7 +459,7 @@ describe("signed calls that are refused", function () {
         {
           Origin: ORIGIN,
           "X-Service-Session": session.session_id,
-          "X-Service-Signature": await sign(session.signing_secret, text),
+          "X-Service-Signature": await signBody(session.signing_secret, text),
         },
         text,
       );

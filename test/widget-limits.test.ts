@@ -15,21 +15,10 @@ import {
 } from "./helpers/test-databases.ts";
 import { redisAvailable, TEST_REDIS_URL } from "./helpers/test-redis.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
+import { signBody } from "./helpers/widget-signature.ts";
 
 const ORIGIN = "https://limits.example";
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
-
-async function sign(secret: string, body: string): Promise<string> {
-  const key = await globalThis.crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await globalThis.crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body));
-  return `sha256=${Buffer.from(mac).toString("hex")}`;
-}
 
 interface Session {
   siteId: string;
@@ -70,7 +59,7 @@ async function signedPost(
     .set("Origin", ORIGIN)
     .set("Content-Type", "application/json")
     .set("X-Service-Session", session.session_id)
-    .set("X-Service-Signature", await sign(session.signing_secret, body))
+    .set("X-Service-Signature", await signBody(session.signing_secret, body))
     .send(body);
 }
 
