@@ -141,7 +141,10 @@ export function widgetRoutes(
     await limit.queryPerSecond.consume(target.site.site_id, res);
     await limit.queryPerMinute.consume(target.site.site_id, res);
     const result = await searchSite(parts.plugins, target.site, body, searchOptions(req, res));
-    await recordQuery(parts.events, session, body);
+    // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
+    recordQuery(parts.events, session, body).catch((err: unknown) =>
+      parts.logger.warn({ err, site_id: session.site_id }, "db_query event not stored"),
+    );
     sendData(req, res, result);
   });
 

@@ -70,6 +70,8 @@ export class SiteService {
   private readonly now: () => number;
   readonly cache: SiteCache;
   private readonly events?: Pick<EventBus, "emit">;
+  /** Opened configs of the rows the cache holds; a row that leaves the cache takes its entry. */
+  private readonly decoded = new WeakMap<SiteRow, SiteConfig>();
 
   constructor(
     private readonly store: Store,
@@ -125,7 +127,7 @@ export class SiteService {
     if (!/^[a-z0-9][a-z0-9_-]{2,62}$/.test(siteId)) return undefined;
     const row = await this.cache.get(siteId, (id) => this.store.sites.get(id));
     if (row === undefined) return undefined;
-    return { site: this.decode(row), workspaceId: row.workspace_id, version: row.version };
+    return { site: this.decodeCached(row), workspaceId: row.workspace_id, version: row.version };
   }
 
   async get(principal: Principal, siteId: string): Promise<SiteView> {
@@ -438,6 +440,19 @@ export class SiteService {
   /** The site's config with secrets opened; stays inside the service. */
   private decode(row: { config: string }): SiteConfig {
     return openStoredSite<SiteConfig>(row.config, this.ring);
+  }
+
+  /**
+   * The opened config of a cached row, decoded once per row the cache holds (the widget path
+   * reads it on every call). Callers must not change it.
+   */
+  private decodeCached(row: SiteRow): SiteConfig {
+    let site = this.decoded.get(row);
+    if (site === undefined) {
+      site = this.decode(row);
+      this.decoded.set(row, site);
+    }
+    return site;
   }
 
   private view(row: SiteRow): SiteView {
