@@ -5,6 +5,7 @@
  * becomes a readable message that names the backend's host and never a credential: these messages
  * reach the site owner in `details.error` and the logs.
  */
+import { readCappedBody } from "../../core/util/read-capped.ts";
 import http from "node:http";
 import { OutboundBlockedError } from "../../core/security/outbound-guard.ts";
 
@@ -43,7 +44,7 @@ export class RestClient {
         await response.body?.cancel().catch(() => undefined);
         return { ok: false, error: `backend answered ${statusLine(response)}` };
       }
-      const body = await readCapped(response);
+      const body = await readCappedBody(response, MAX_BODY_BYTES);
       if (body === undefined) {
         return {
           ok: false,
@@ -110,30 +111,6 @@ export class RestClient {
 function statusLine(response: Response): string {
   const reason = response.statusText || http.STATUS_CODES[response.status] || "";
   return reason === "" ? String(response.status) : `${response.status} ${reason}`;
-}
-
-/** The body, or undefined once it passes MAX_BODY_BYTES (the connection is closed then). */
-async function readCapped(response: Response): Promise<Uint8Array | undefined> {
-  const declared = Number(response.headers.get("content-length"));
-  if (response.body === null) return new Uint8Array();
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    await response.body.cancel().catch(() => undefined);
-    return undefined;
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 function parseRecords(body: Uint8Array): RecordsAnswer {

@@ -12,6 +12,7 @@
  * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
  * and OpenAI's public address passes the guard.
  */
+import { readCappedBody } from "../../core/util/read-capped.ts";
 import http from "node:http";
 import {
   definePlugin,
@@ -127,7 +128,8 @@ export class OpenAiProvider implements VoiceProvider {
         // OpenAI does not redirect; following one would carry the key somewhere else.
         redirect: "error",
       });
-      const text = await readCapped(response);
+      const bytes = await readCappedBody(response, MAX_ANSWER_BYTES);
+      const text = bytes === undefined ? undefined : bytes.toString("utf8");
       if (!response.ok) throw this.#failure(refusal(response, text ?? ""), response.status);
       if (text === undefined) {
         throw this.#failure(`OpenAI's answer is larger than ${MAX_ANSWER_BYTES / 1024} KiB`);
@@ -210,25 +212,6 @@ function unreachable(error: unknown, host: string): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
   return `OpenAI at ${host} could not be reached${code}`;
-}
-
-/** The body as text, or undefined once it passes MAX_ANSWER_BYTES (the rest is not read). */
-async function readCapped(response: Response): Promise<string | undefined> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 export default definePlugin<"voice-provider", OpenAiProviderConfig>({
