@@ -66,7 +66,7 @@ export interface SiteConfig {
    */
   language: string;
   /**
-   * Voice of the assistant: alloy, echo, fable, onyx, nova or shimmer, or a voice name of the alternate provider. The voice provider rejects names it does not know when a session starts.
+   * Voice of the assistant: with the built-in OpenAI provider one of alloy, ash, ballad, coral, echo, sage, shimmer, verse, marin or cedar; with another provider, one of its voice names. The voice provider rejects names it does not know when a session starts.
    */
   voice: string;
   /**
