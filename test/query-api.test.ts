@@ -243,6 +243,17 @@ describe("POST /v1/:siteId/query", function () {
     expect(lines).to.include("collection missing (nowhere): 0 records");
   });
 
+  it("400 for a path that does not decode, on widget and key routes alike", async () => {
+    for (const req of [
+      request(service.server).get("/v1/%ZZ/config").set("Origin", "https://shop.example"),
+      request(service.server).get("/v1/sites/%E0%A4%A").set(auth),
+    ]) {
+      const res = await req.expect(400);
+      expect(res.body.error).to.include({ code: "invalid_request" });
+      expect(res.body.error.details.field).to.equal("path");
+    }
+  });
+
   it("413 for a body over 64 KiB", async () => {
     const res = await query("shop", {
       collection: "products",

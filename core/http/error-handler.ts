@@ -18,8 +18,15 @@ const isBodyParserError = (error: unknown): error is BodyParserError =>
   error !== null &&
   typeof (error as { type?: unknown }).type === "string";
 
+/** The router's refusal of a path it cannot decode (`%ZZ`): a URIError marked status 400. */
+const isUndecodablePath = (error: unknown): error is URIError =>
+  error instanceof URIError && (error as { status?: unknown }).status === 400;
+
 export function toServiceError(error: unknown): ServiceError {
   if (isServiceError(error)) return error;
+  if (isUndecodablePath(error)) {
+    return errors.invalidRequest(`The path is not valid: ${error.message}`, { field: "path" });
+  }
   if (isBodyParserError(error)) {
     switch (error.type) {
       case "entity.too.large":
