@@ -24,6 +24,23 @@ const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 const ORIGIN = "https://nordichome.example";
 const SITE = "nordic-widget";
 
+/** The test site: Nordic Home on the DRF-style backend, with a collection that always fails. */
+const nordicSite = (backend: DrfServer, extra: object = {}) => ({
+  site_id: SITE,
+  business_name: "Nordic Home",
+  business_description: "Scandinavian furniture",
+  domain: "nordichome.example",
+  ...extra,
+  adapter: {
+    type: "rest",
+    config: { baseUrl: `${backend.origin}/api`, queryMode: "querystring" },
+    collections: {
+      products: { source: "/products/", ...CONFORMANCE_FIELDS },
+      broken: { source: "/status/500/", ...CONFORMANCE_FIELDS },
+    },
+  },
+});
+
 describe("the widget sequence over HTTP", function () {
   this.timeout(30_000);
   let database: TestDatabase | undefined;
@@ -58,27 +75,18 @@ describe("the widget sequence over HTTP", function () {
     });
     service.events.subscribe((event) => bus.push(event));
     const workspaceId = await service.workspace();
-    await service.sites.create(operatorPrincipal(workspaceId, "test"), {
-      site_id: SITE,
-      business_name: "Nordic Home",
-      business_description: "Scandinavian furniture",
-      domain: "nordichome.example",
-      additional_domains: ["localhost:3000"],
-      industry: "retail",
-      timezone: "Europe/Copenhagen",
-      voice: "sage",
-      restricted_topics: ["competitor prices"],
-      lead_capture: { enabled: true, fields: ["name", "email", "phone"] },
-      transcript_retention_days: 30,
-      adapter: {
-        type: "rest",
-        config: { baseUrl: `${backend.origin}/api`, queryMode: "querystring" },
-        collections: {
-          products: { source: "/products/", ...CONFORMANCE_FIELDS },
-          broken: { source: "/status/500/", ...CONFORMANCE_FIELDS },
-        },
-      },
-    });
+    await service.sites.create(
+      operatorPrincipal(workspaceId, "test"),
+      nordicSite(backend, {
+        additional_domains: ["localhost:3000"],
+        industry: "retail",
+        timezone: "Europe/Copenhagen",
+        voice: "sage",
+        restricted_topics: ["competitor prices"],
+        lead_capture: { enabled: true, fields: ["name", "email", "phone"] },
+        transcript_retention_days: 30,
+      }),
+    );
   });
   after(async () => {
     await service?.stop();
@@ -320,20 +328,7 @@ describe("signed calls that are refused", function () {
       OPENAI_BASE_URL: openai.baseUrl,
     });
     const workspaceId = await service.workspace();
-    await service.sites.create(operatorPrincipal(workspaceId, "test"), {
-      site_id: SITE,
-      business_name: "Nordic Home",
-      business_description: "Scandinavian furniture",
-      domain: "nordichome.example",
-      adapter: {
-        type: "rest",
-        config: { baseUrl: `${backend.origin}/api`, queryMode: "querystring" },
-        collections: {
-          products: { source: "/products/", ...CONFORMANCE_FIELDS },
-          broken: { source: "/status/500/", ...CONFORMANCE_FIELDS },
-        },
-      },
-    });
+    await service.sites.create(operatorPrincipal(workspaceId, "test"), nordicSite(backend));
     session = (
       await request(service.server)
         .post(`/v1/${SITE}/token`)

@@ -3,6 +3,7 @@
  * (the values are 192 random bits, so a fast hash is enough), with scopes and an optional list of
  * sites.
  */
+import { hashToken } from "../security/token-hash.ts";
 import crypto from "node:crypto";
 import { errors } from "../http/errors.ts";
 import type { Principal, Scope } from "../http/principal.ts";
@@ -32,7 +33,8 @@ export interface ApiKeyView {
   revoked_at?: string;
 }
 
-export const hashKey = (value: string) => crypto.createHash("sha256").update(value).digest("hex");
+/** An API key as stored. */
+export const hashKey = hashToken;
 
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 

@@ -2,12 +2,13 @@
  * Leads after capture: `PATCH /v1/public/leads/:id` with the lead's own update token (sent once
  * in `lead.captured`) or a workspace key with sites:write; `GET /v1/leads` with sites:read.
  */
-import { Router, type Request } from "express";
+import { Router } from "express";
 import type { apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../http/errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
+import { queryParam } from "../http/query-params.ts";
 import type { LeadCursor } from "../store/repos/leads-repo.ts";
 import type { Store } from "../store/store.ts";
 import { LEAD_STATUSES, leadView, type WidgetService } from "../widget/widget-service.ts";
@@ -41,10 +42,10 @@ export function leadsRoutes(
 
   router.get("/v1/leads", requireKey("sites:read"), async (req, res) => {
     const principal = req.principal!;
-    const limit = parseLimit(one(req, "limit"));
-    const before = decodeCursor(one(req, "cursor"), isLeadCursor);
-    const siteId = one(req, "site_id");
-    const status = one(req, "status");
+    const limit = parseLimit(queryParam(req, "limit"));
+    const before = decodeCursor(queryParam(req, "cursor"), isLeadCursor);
+    const siteId = queryParam(req, "site_id");
+    const status = queryParam(req, "status");
     if (status !== undefined && !(LEAD_STATUSES as readonly string[]).includes(status)) {
       throw errors.invalidRequest(`status must be one of ${LEAD_STATUSES.join(", ")}`, {
         field: "status",
@@ -105,12 +106,3 @@ const isLeadCursor = (value: unknown): value is LeadCursor =>
   value !== null &&
   typeof (value as LeadCursor).created_at === "number" &&
   typeof (value as LeadCursor).id === "string";
-
-function one(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") {
-    throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
-  }
-  return value;
-}

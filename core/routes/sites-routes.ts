@@ -5,6 +5,7 @@ import { BODY_LIMIT_API, jsonBody, yamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../http/errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
+import { queryParam as queryString } from "../http/query-params.ts";
 import type { Principal } from "../http/principal.ts";
 import { isSiteCursor, type ChangeSource, type SiteService } from "../sites/site-service.ts";
 import { migrateSiteFile, SchemaVersionError } from "../sites/yaml/schema-migrations.ts";
@@ -13,14 +14,6 @@ import { parseSiteFile } from "../sites/yaml/site-file.ts";
 const principalOf = (req: Request): Principal => {
   if (req.principal === undefined) throw errors.unauthorized();
   return req.principal;
-};
-
-const queryString = (req: Request, name: string): string | undefined => {
-  const value = req.query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string")
-    throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
-  return value;
 };
 
 export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof apiKeyAuth>): Router {

@@ -218,16 +218,17 @@ function parseJson(req: Request, raw: Buffer): unknown {
   }
 }
 
+/** The token body's optional `page_url`; no body at all is an empty one. */
 function pageUrlOf(body: unknown): string | undefined {
-  if (body === undefined || body === null || (typeof body === "object" && !Array.isArray(body))) {
-    const pageUrl = (body as { page_url?: unknown } | undefined)?.page_url;
-    if (pageUrl === undefined) return undefined;
-    if (typeof pageUrl === "string" && pageUrl.length <= 2000 && /^https?:\/\//.test(pageUrl)) {
-      return pageUrl;
-    }
+  if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
+    throw errors.invalidRequest("The body must be an object", { field: "body" });
+  }
+  const pageUrl = (body as { page_url?: unknown } | null | undefined)?.page_url;
+  if (pageUrl === undefined) return undefined;
+  if (typeof pageUrl !== "string" || pageUrl.length > 2000 || !/^https?:\/\//.test(pageUrl)) {
     throw errors.invalidRequest("page_url must be an http(s) URL of at most 2000 characters", {
       field: "page_url",
     });
   }
-  throw errors.invalidRequest("The body must be an object", { field: "body" });
+  return pageUrl;
 }

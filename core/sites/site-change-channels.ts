@@ -71,6 +71,14 @@ export async function siteChangeChannel(
   return { channel: localChannel(), ttlMs: LOCAL_CHANNEL_TTL_MS };
 }
 
+/** A change this instance applied but could not announce: the others rely on their TTL. */
+function publishFailed(logger: Logger, err: unknown, siteId: string) {
+  logger.warn(
+    { err: message(err), siteId },
+    "could not publish a site change; other instances see it when their cache expires",
+  );
+}
+
 /** Listeners of one channel. */
 function fanOut() {
   const listeners: ((siteId: string) => void)[] = [];
@@ -171,10 +179,7 @@ export async function redisChannel(
       try {
         await redis.publish(REDIS_SITE_CHANNEL, siteId);
       } catch (err) {
-        logger.warn(
-          { err: message(err), siteId },
-          "could not publish a site change; other instances see it when their cache expires",
-        );
+        publishFailed(logger, err, siteId);
       }
     },
     subscribe: listeners.add,
@@ -308,10 +313,7 @@ export async function postgresChannel(
           await notifyOnce(siteId);
         }
       } catch (err) {
-        logger.warn(
-          { err: message(err), siteId },
-          "could not publish a site change; other instances see it when their cache expires",
-        );
+        publishFailed(logger, err, siteId);
       }
     },
     subscribe: listeners.add,

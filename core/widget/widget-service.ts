@@ -10,6 +10,7 @@ import { errors } from "../http/errors.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { buildPersonalityPrompt, type PromptTemplates } from "../intelligence/prompt.ts";
 import type { Settings } from "../settings.ts";
+import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
 import type { LeadRow } from "../store/repos/leads-repo.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
@@ -300,7 +301,5 @@ export function leadView(row: LeadRow) {
     updated_at: new Date(Number(row.updated_at)).toISOString(),
   };
 }
-
-const hashToken = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

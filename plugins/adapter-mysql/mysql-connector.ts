@@ -13,6 +13,7 @@
  * QUERY that arrives while the statement is still on its way is a no-op, after which the statement
  * runs to the time limit; a killed connection runs nothing more.
  */
+import { InFlight } from "../../core/util/in-flight.ts";
 import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
 import type { Logger } from "pino";
 import mysql from "mysql2/promise";
@@ -69,8 +70,8 @@ export class MysqlConnector implements SqlConnector {
   /** Opened on the first abort; holds at most one connection. */
   #control: mysql.Pool | undefined;
   /** Statements in flight, and kills under way: close() waits for both. */
-  readonly #active = new Set<Promise<unknown>>();
-  readonly #kills = new Set<Promise<void>>();
+  readonly #active = new InFlight();
+  readonly #kills = new InFlight();
   /** Connections whose session settings are made (keyed by mysql2's connection object). */
   readonly #ready = new WeakSet<object>();
   #server: Promise<ServerInfo> | undefined;
@@ -108,11 +109,7 @@ export class MysqlConnector implements SqlConnector {
   }
 
   select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
-    const run = this.#select(statement, signal);
-    const forget = () => this.#active.delete(run);
-    this.#active.add(run);
-    run.then(forget, forget);
-    return run;
+    return this.#active.track(this.#select(statement, signal));
   }
 
   async #select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
@@ -187,8 +184,8 @@ export class MysqlConnector implements SqlConnector {
     this.#closed = true;
     // The adapter aborted the statements in flight, so they settle at once, sending their
     // kills on the control pool, which is ended only after those are through.
-    await Promise.allSettled([...this.#active]);
-    await Promise.allSettled([...this.#kills]);
+    await this.#active.settled();
+    await this.#kills.settled();
     await Promise.allSettled([this.#pool.end(), this.#control?.end()]);
   }
 
@@ -267,21 +264,18 @@ export class MysqlConnector implements SqlConnector {
   #kill(threadId: number): void {
     if (!Number.isSafeInteger(threadId)) return;
     this.#control ??= this.#newPool(1);
-    const kill = this.#control
-      .query(`KILL CONNECTION ${threadId}`)
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // The thread is gone already (its socket was closed first): nothing left to stop.
-          if ((error as { errno?: unknown }).errno === ER_NO_SUCH_THREAD) return;
-          this.#logger.warn(
-            { threadId, error: this.#redact(messageOf(error)) },
-            "could not kill a MySQL query; the server's time limit will stop it",
-          );
-        },
-      )
-      .finally(() => this.#kills.delete(kill));
-    this.#kills.add(kill);
+    const kill = this.#control.query(`KILL CONNECTION ${threadId}`).then(
+      () => undefined,
+      (error: unknown) => {
+        // The thread is gone already (its socket was closed first): nothing left to stop.
+        if ((error as { errno?: unknown }).errno === ER_NO_SUCH_THREAD) return;
+        this.#logger.warn(
+          { threadId, error: this.#redact(messageOf(error)) },
+          "could not kill a MySQL query; the server's time limit will stop it",
+        );
+      },
+    );
+    this.#kills.track(kill);
   }
 
   /** MariaDB's JSON is LONGTEXT with a json_valid CHECK; those columns hold objects. */

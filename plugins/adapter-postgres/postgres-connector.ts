@@ -12,6 +12,7 @@
  * while the statement is still on its way is a no-op, after which the statement runs to
  * statement_timeout; a terminated backend runs nothing more.
  */
+import { InFlight } from "../../core/util/in-flight.ts";
 import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
 import type { Logger } from "pino";
 import pg from "pg";
@@ -56,8 +57,8 @@ export class PostgresConnector implements SqlConnector {
   /** Opened on the first abort; holds at most one connection. */
   #control: pg.Pool | undefined;
   /** Statements in flight, and terminations under way: close() waits for both. */
-  readonly #active = new Set<Promise<unknown>>();
-  readonly #terminations = new Set<Promise<void>>();
+  readonly #active = new InFlight();
+  readonly #terminations = new InFlight();
   readonly #redact: (text: string) => string;
   readonly #logger: Logger;
   readonly #timeoutMs: number;
@@ -84,11 +85,7 @@ export class PostgresConnector implements SqlConnector {
   }
 
   select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
-    const run = this.#select(statement, signal);
-    const forget = () => this.#active.delete(run);
-    this.#active.add(run);
-    run.then(forget, forget);
-    return run;
+    return this.#active.track(this.#select(statement, signal));
   }
 
   async #select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]> {
@@ -159,8 +156,8 @@ export class PostgresConnector implements SqlConnector {
     this.#closed = true;
     // The adapter aborted the statements in flight, so they settle at once, sending their
     // terminations on the control pool, which is ended only after those are through.
-    await Promise.allSettled([...this.#active]);
-    await Promise.allSettled([...this.#terminations]);
+    await this.#active.settled();
+    await this.#terminations.settled();
     await Promise.allSettled([this.#pool.end(), this.#control?.end()]);
   }
 
@@ -201,18 +198,15 @@ export class PostgresConnector implements SqlConnector {
   #terminate(pid: number | undefined): void {
     if (pid === undefined) return;
     this.#control ??= this.#newPool(1);
-    const termination = this.#control
-      .query("SELECT pg_terminate_backend($1)", [pid])
-      .then(
-        () => undefined,
-        (error: unknown) =>
-          this.#logger.warn(
-            { pid, error: this.#redact(messageOf(error)) },
-            "could not stop a PostgreSQL query; statement_timeout will",
-          ),
-      )
-      .finally(() => this.#terminations.delete(termination));
-    this.#terminations.add(termination);
+    const termination = this.#control.query("SELECT pg_terminate_backend($1)", [pid]).then(
+      () => undefined,
+      (error: unknown) =>
+        this.#logger.warn(
+          { pid, error: this.#redact(messageOf(error)) },
+          "could not stop a PostgreSQL query; statement_timeout will",
+        ),
+    );
+    this.#terminations.track(termination);
   }
 
   #failure(error: unknown): SqlAdapterError {

@@ -33,8 +33,7 @@ export class EventsRepo {
 
   /**
    * Inserts usage events in one statement; a row whose (site_id, client_event_id) is already
-   * stored is skipped. Returns the stored rows for the given client ids, to answer a retry with
-   * the id first given.
+   * stored is skipped (usageByClientIds then finds the first one, to answer a retry with its id).
    */
   async insertUsage(rows: UsageEventRow[]): Promise<void> {
     if (rows.length === 0) return;
