@@ -4,6 +4,7 @@
  */
 import { expect } from "chai";
 import request from "supertest";
+import { operatorPrincipal } from "../core/http/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -200,6 +201,139 @@ for (const target of databaseTargets) {
           .expect(200);
         expect(changed.body.meta.version).to.equal(2);
         expect(changed.body.data.adapter.config.auth.value).to.equal("••••9876");
+      });
+
+      describe("a masked secret is bound to its destination", () => {
+        const token = "tok_live_abcdefghijklmnop5678";
+        let siteId: string;
+        let read: { adapter: ReturnType<typeof restAdapter> };
+
+        beforeEach(async () => {
+          const res = await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({
+              ...dental,
+              domain: `bound-${Date.now()}.example`,
+              adapter: restAdapter("https://api.bound.example/v1", token),
+            })
+            .expect(201);
+          siteId = res.body.data.site_id;
+          read = res.body.data;
+          expect(read.adapter.config.auth.value).to.equal("••••5678");
+        });
+
+        const storedToken = async () => {
+          const site = await service.sites.openConfig(operatorPrincipal(workspace, "test"), siteId);
+          return (site.adapter?.config as { auth?: { value?: string } }).auth?.value;
+        };
+
+        it("PATCH: a masked token sent with a baseUrl on another host is 422 naming the secret", async () => {
+          const moved = { ...read.adapter, config: { ...read.adapter.config } };
+          moved.config.baseUrl = "https://attacker.example/v1";
+          const res = await request(service.server)
+            .patch(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send({ adapter: moved })
+            .expect(422);
+          expect(res.body.error.code).to.equal("validation_failed");
+          expect(res.body.error.details.field).to.equal("adapter.config.auth.value");
+          const stored = await service.store.sites.get(siteId);
+          expect(stored?.version).to.equal(1);
+          expect(stored?.config).to.include("https://api.bound.example/v1");
+        });
+
+        it("PATCH: another port or scheme of the same host is another destination too", async () => {
+          const moved = { ...read.adapter, config: { ...read.adapter.config } };
+          moved.config.baseUrl = "https://api.bound.example:8443/v1";
+          await request(service.server)
+            .patch(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send({ adapter: moved })
+            .expect(422);
+        });
+
+        it("PATCH: the same origin with another path keeps the stored secret", async () => {
+          const moved = { ...read.adapter, config: { ...read.adapter.config } };
+          moved.config.baseUrl = "https://api.bound.example/v2";
+          const res = await request(service.server)
+            .patch(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send({ adapter: moved })
+            .expect(200);
+          expect(res.body.meta.version).to.equal(2);
+          expect(await storedToken()).to.equal(token);
+        });
+
+        it("PATCH: a new host with the secret given in full is accepted", async () => {
+          const res = await request(service.server)
+            .patch(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send({ adapter: restAdapter("https://api.moved.example/v1", token) })
+            .expect(200);
+          expect(res.body.meta.version).to.equal(2);
+          expect(await storedToken()).to.equal(token);
+        });
+
+        it("PATCH: a masked value that matches no stored secret is 422, never stored as written", async () => {
+          const res = await request(service.server)
+            .patch(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send({ adapter: restAdapter("https://api.bound.example/v1", "••••0000") })
+            .expect(422);
+          expect(res.body.error.details.field).to.equal("adapter.config.auth.value");
+          expect(await storedToken()).to.equal(token);
+        });
+
+        it("PUT (and its dry run): a masked token with another host is 422", async () => {
+          const whole = {
+            ...dental,
+            domain: (await service.store.sites.get(siteId))?.domain,
+            adapter: { ...read.adapter, config: { ...read.adapter.config } },
+          };
+          whole.adapter.config.baseUrl = "https://attacker.example/v1";
+          const plan = await request(service.server)
+            .put(`/v1/sites/${siteId}?dry_run=true`)
+            .set(auth())
+            .send(whole)
+            .expect(422);
+          expect(plan.body.error.details.field).to.equal("adapter.config.auth.value");
+          await request(service.server)
+            .put(`/v1/sites/${siteId}`)
+            .set(auth())
+            .send(whole)
+            .expect(422);
+          expect((await service.store.sites.get(siteId))?.version).to.equal(1);
+        });
+
+        it("PATCH: a connection string's masked password does not follow another host", async () => {
+          const created = await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .send({
+              ...dental,
+              domain: `bound-pg-${Date.now()}.example`,
+              adapter: {
+                type: "postgres",
+                config: { connectionString: "postgres://shop:hunter2secret@db.example:5432/shop" },
+                collections: {},
+              },
+            })
+            .expect(201);
+          const masked = created.body.data.adapter.config.connectionString as string;
+          const res = await request(service.server)
+            .patch(`/v1/sites/${created.body.data.site_id}`)
+            .set(auth())
+            .send({
+              adapter: {
+                type: "postgres",
+                config: { connectionString: masked.replace("db.example", "db.attacker.example") },
+                collections: {},
+              },
+            })
+            .expect(422);
+          expect(res.body.error.details.field).to.equal("adapter.config.connectionString");
+        });
       });
 
       it("masks the password inside a connectionString", async () => {

@@ -170,6 +170,21 @@ export class PluginHost {
     }));
   }
 
+  /**
+   * Where `config` sends its secrets, as the plugin says (see PluginDefinition.destination);
+   * undefined when the plugin does not say, or fails to.
+   */
+  destination(kind: PluginKind, typeOrName: string, config: unknown): string | undefined {
+    const plugin = this.#find(kind, typeOrName);
+    if (plugin?.definition.destination === undefined) return undefined;
+    try {
+      return plugin.definition.destination(config as Record<string, unknown>);
+    } catch (error) {
+      this.#logger.warn({ err: error, plugin: plugin.name }, "destination() failed");
+      return undefined;
+    }
+  }
+
   /** The ways `config` fails the plugin's configSchema; empty when it passes or has none. */
   validateConfig(kind: PluginKind, typeOrName: string, config: unknown): PluginConfigIssue[] {
     return configIssues(this.#require(kind, typeOrName), config);
@@ -382,6 +397,9 @@ function checkDefinition(value: unknown, source: string, logger: Logger): Regist
     );
   }
   if (typeof d.create !== "function") throw fail(`create ${show(d.create)} is not a function`);
+  if (d.destination !== undefined && typeof d.destination !== "function") {
+    throw fail(`destination ${show(d.destination)} is not a function`);
+  }
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }

@@ -150,6 +150,13 @@ export interface PluginDefinition<K extends PluginKind = PluginKind, C = Record<
   type?: string;
   /** A JSON Schema for the config; the host validates with ajv before calling `create`. */
   configSchema?: Record<string, unknown>;
+  /**
+   * Adapters: where a (valid) config sends its secrets, as text: an origin, a database's host,
+   * port and name. Clients read secrets masked, and a masked secret sent back means "unchanged"
+   * only while this text stays the same, so a stored secret never follows a config pointed
+   * elsewhere. Without it, every non-secret value of the config counts as the destination.
+   */
+  destination?(config: C): string;
   /** Makes an instance. May be async. A throw here is caught and reported, never fatal. */
   create(config: C, context: PluginContext): InstanceByKind[K] | Promise<InstanceByKind[K]>;
 }

@@ -40,20 +40,23 @@ export function isSecretPath(path: readonly string[]): boolean {
   );
 }
 
-/** Rebuilds `config` with every secret string passed through `fn(value, key)`. */
+/** Rebuilds `config` with every secret string passed through `fn(value, key, path)`. */
 function mapSecrets(
   config: Json,
-  fn: (value: string, key: string) => string,
-  parentKey?: string,
+  fn: (value: string, key: string, path: readonly string[]) => string,
+  path: readonly string[] = [],
 ): Json {
-  if (Array.isArray(config)) return config.map((item) => mapSecrets(item, fn, parentKey));
+  const parentKey = path.at(-1);
+  if (Array.isArray(config)) {
+    return config.map((item, index) => mapSecrets(item, fn, [...path, String(index)]));
+  }
   if (!isObject(config)) return config;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(config)) {
     out[key] =
       typeof value === "string" && isSecretKey(key, parentKey)
-        ? fn(value, key)
-        : mapSecrets(value, fn, key);
+        ? fn(value, key, [...path, key])
+        : mapSecrets(value, fn, [...path, key]);
   }
   return out;
 }
@@ -61,11 +64,14 @@ function mapSecrets(
 /** Applies `fn` to `site.adapter.config`, leaving the rest of the site as it is. */
 function mapSiteSecrets<T extends { adapter?: unknown }>(
   site: T,
-  fn: (value: string, key: string) => string,
+  fn: (value: string, key: string, path: readonly string[]) => string,
 ): T {
   const adapter = site.adapter;
   if (!isObject(adapter) || !isObject(adapter.config)) return site;
-  return { ...site, adapter: { ...adapter, config: mapSecrets(adapter.config, fn) } };
+  return {
+    ...site,
+    adapter: { ...adapter, config: mapSecrets(adapter.config, fn, ["adapter", "config"]) },
+  };
 }
 
 /** The masked form of one secret: a connection string keeps all but its password. */
@@ -95,21 +101,51 @@ export const openStoredSite = <T extends { adapter?: unknown }>(config: string, 
 export const maskSiteSecrets = <T extends { adapter?: unknown }>(site: T): T =>
   mapSiteSecrets(site, (value, key) => maskSecret(value, key));
 
+/** An adapter config with every secret blanked: what stays when only secrets change. */
+export const withoutSecrets = (config: unknown): unknown => mapSecrets(config, () => "");
+
+/** A masked secret sent back that cannot mean "unchanged". */
+export class MaskedSecretError extends Error {
+  constructor(
+    /** Dotted path of the secret, such as `adapter.config.auth.value`. */
+    readonly field: string,
+    readonly reason: "destination_changed" | "unknown_secret",
+  ) {
+    super(
+      reason === "destination_changed"
+        ? `${field} is masked, but the adapter now points somewhere else: send the secret itself ` +
+            "(a stored secret never follows a changed host, port or database)"
+        : `${field} is masked but matches no stored secret: send the secret itself`,
+    );
+    this.name = "MaskedSecretError";
+  }
+}
+
 /**
  * A client that read a site and sends it back carries masked secrets; those mean "unchanged".
  * Returns `incoming` with every masked value replaced by the stored (opened) secret it masks.
+ *
+ * A stored secret is bound to where it is sent: when `sameDestination` is false (the adapter's
+ * type, REST origin or database address changed), a masked value is refused rather than
+ * resolved, or anyone allowed to edit the site could point it at their own host and receive the
+ * secret the API never shows. A masked value that matches no stored secret is refused too: it
+ * would otherwise be stored as the literal text "••••1234".
  */
 export function keepMaskedSecrets<T extends { adapter?: unknown }>(
   incoming: T,
   stored: { adapter?: unknown },
+  sameDestination: boolean,
 ): T {
   const storedValues = new Map<string, string>();
   mapSiteSecrets(stored, (value, key) => {
     storedValues.set(`${key}\u0000${maskSecret(value, key)}`, value);
     return value;
   });
-  return mapSiteSecrets(
-    incoming,
-    (value, key) => storedValues.get(`${key}\u0000${value}`) ?? value,
-  );
+  return mapSiteSecrets(incoming, (value, key, path) => {
+    if (!value.includes(MASK)) return value;
+    const secret = storedValues.get(`${key}\u0000${value}`);
+    if (secret === undefined) throw new MaskedSecretError(path.join("."), "unknown_secret");
+    if (!sameDestination) throw new MaskedSecretError(path.join("."), "destination_changed");
+    return secret;
+  });
 }

@@ -21,10 +21,13 @@ import type { EventBus } from "../events/event-bus.ts";
 import { diffSites, type FieldChange } from "./site-diff.ts";
 import {
   keepMaskedSecrets,
+  MaskedSecretError,
   maskSiteSecrets,
   openStoredSite,
   sealSiteSecrets,
+  withoutSecrets,
 } from "./site-secrets.ts";
+import { stableJson } from "../util/stable-json.ts";
 import type { SiteConfig } from "./site-types.ts";
 
 export type ChangeSource = SiteVersionRow["source"];
@@ -140,7 +143,10 @@ export class SiteService {
     source: ChangeSource = "api",
   ): Promise<SiteView> {
     if (principal.siteIds !== undefined) throw cannotCreate();
-    const input = validateBody<SiteConfig>("site-create", structuredClone(body));
+    const input = validateBody<SiteConfig>(
+      "site-create",
+      keepSecrets(structuredClone(body) as { adapter?: unknown }, {}, false),
+    );
     const { site_id: given, ...fields } = input;
     const siteId = given ?? newId("site");
     const site = this.normalize({ site_id: siteId, ...fields }); // site_id first in every answer
@@ -329,14 +335,29 @@ export class SiteService {
    * validated whole, normalized, and its adapter config checked by the adapter's plugin.
    */
   private prepare(siteId: string, proposed: object, current: SiteConfig): SiteConfig {
+    const incoming = { ...proposed, site_id: siteId } as { adapter?: unknown };
     const site = this.normalize(
       validateBody<SiteConfig>(
         "site",
-        keepMaskedSecrets<Record<string, unknown>>({ ...proposed, site_id: siteId }, current),
+        keepSecrets(incoming, current, this.sameDestination(incoming.adapter, current.adapter)),
       ),
     );
     this.checkAdapter(site);
     return site;
+  }
+
+  /**
+   * Whether two adapters send their secrets to the same place: the same type, and the same
+   * destination as the adapter's plugin tells it (or, when it does not, the same config but for
+   * its secrets).
+   */
+  private sameDestination(next: unknown, current: SiteConfig["adapter"]): boolean {
+    if (current === undefined || typeof next !== "object" || next === null) return false;
+    const { type, config } = next as { type?: unknown; config?: unknown };
+    if (type !== current.type) return false;
+    const where = (value: unknown) =>
+      this.plugins.destination("adapter", current.type, value) ?? stableJson(withoutSecrets(value));
+    return where(config) === where(current.config);
   }
 
   async delete(principal: Principal, siteId: string): Promise<void> {
@@ -504,6 +525,20 @@ async function assertRoomForSite(store: Store, workspaceId: string): Promise<voi
       plan: workspace?.plan,
     },
   );
+}
+
+/** keepMaskedSecrets, its refusal answered as 422 naming the secret's field. */
+function keepSecrets<T extends { adapter?: unknown }>(
+  incoming: T,
+  stored: { adapter?: unknown },
+  sameDestination: boolean,
+): T {
+  try {
+    return keepMaskedSecrets(incoming, stored, sameDestination);
+  } catch (error) {
+    if (!(error instanceof MaskedSecretError)) throw error;
+    throw errors.validationFailed(error.message, { field: error.field, reason: error.reason });
+  }
 }
 
 /** A whole site for `siteId`: an object whose site_id, when given, is that of the path. */

@@ -8,6 +8,7 @@ import { ADAPTER_TIMEOUT_MS } from "../../core/search/run-search.ts";
 import { adapterConfigSchema } from "../../core/validation/adapter-config-schema.ts";
 import { SqlAdapterError, messageOf, secretRedactor } from "../../core/search/sql/errors.ts";
 import { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
+import { connectionDestination } from "../../core/search/sql/connection-destination.ts";
 import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
 import { PostgresConnector } from "./postgres-connector.ts";
 
@@ -20,6 +21,7 @@ export default definePlugin<"adapter", PostgresAdapterConfig>({
   apiVersion: 1,
   type: "postgres",
   configSchema: adapterConfigSchema("PostgresAdapterConfig"),
+  destination: (config) => connectionDestination(config.connectionString),
   create(config, context) {
     try {
       return new SqlAdapter(

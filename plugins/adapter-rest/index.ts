@@ -150,5 +150,7 @@ export default definePlugin<"adapter", RestConfig>({
   type: "rest",
   // queryMode may be left out (its default): the host checks a config as written.
   configSchema: adapterConfigSchema("RestAdapterConfig", { optional: ["queryMode"] }),
+  // Secrets go to baseUrl's origin only: sources are paths below it.
+  destination: (config) => new URL(config.baseUrl).origin,
   create: (config, context) => new RestAdapter(config, context),
 });
