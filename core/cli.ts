@@ -315,7 +315,8 @@ async function main(argv: string[]) {
         );
         const done = await rotateSecrets(store, ring);
         console.log(
-          `re-sealed ${done.sites} sites and ${done.versions} versions under key ${ring.primaryId}`,
+          `re-sealed ${done.sites} sites, ${done.versions} versions, ${done.sessions} open ` +
+            `sessions and ${done.events} events under key ${ring.primaryId}`,
         );
       });
     default:

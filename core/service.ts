@@ -130,7 +130,7 @@ export async function startService(
     // Subscribed before the server listens, so a fresh instance hears every change it serves.
     const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
     cache = new SiteCache(channel, { ttlMs });
-    events = new EventBus(store, { logger });
+    events = new EventBus(store, ring, { logger });
     const sites = new SiteService(store, ring, plugins, { cache, events });
     const boot = await bootstrap(store, keys, settings.defaultPlan);
     if (settings.sitesDir !== undefined) {

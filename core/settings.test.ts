@@ -17,6 +17,7 @@ describe("settings", () => {
       client: "sqlite",
       url: `sqlite:${path.resolve("data", "sitevoice.db")}`,
       filename: path.resolve("data", "sitevoice.db"),
+      privateDir: path.resolve("data"),
     });
     expect(settings.redisUrl).to.equal(undefined);
     expect(settings.logLevel).to.equal("info");

@@ -16,7 +16,13 @@ export interface Settings {
   /** Folder for the embedded database and the generated master key. */
   dataDir: string;
   /** Where the store lives; `sqlite` resolves to a file (or `:memory:`). */
-  database: { client: DatabaseClient; url: string; filename?: string };
+  database: {
+    client: DatabaseClient;
+    url: string;
+    filename?: string;
+    /** The service's own folder around an embedded database, kept 0700 (the data folder). */
+    privateDir?: string;
+  };
   /** Redis for shared rate limits, cache invalidation and the live stream; unset = in process. */
   redisUrl?: string;
   /** 32-byte key for secrets at rest; unset = generated into dataDir with a warning. */
@@ -84,7 +90,7 @@ function parsePort(raw: string): number {
 export function parseDatabaseUrl(raw: string | undefined, dataDir: string): Settings["database"] {
   if (raw === undefined || raw === "") {
     const filename = path.join(dataDir, "sitevoice.db");
-    return { client: "sqlite", url: `sqlite:${filename}`, filename };
+    return { client: "sqlite", url: `sqlite:${filename}`, filename, privateDir: dataDir };
   }
   if (raw.startsWith("sqlite:")) {
     const rest = raw.slice("sqlite:".length).replace(/^\/\//, "");

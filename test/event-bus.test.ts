@@ -5,6 +5,9 @@ import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
 import { migrate, openDatabase } from "../core/store/database.ts";
 import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
+import { keyRing } from "../core/security/secret-box.ts";
+import { openServiceEvent } from "../core/events/event-bus.ts";
+import crypto from "node:crypto";
 import {
   createTestDatabase,
   databaseTargets,
@@ -16,6 +19,8 @@ for (const target of databaseTargets) {
   describe(`event bus on ${target.label}`, function () {
     let database: TestDatabase | undefined;
     let store: Store;
+    const ring = keyRing(crypto.randomBytes(32));
+    const logger = pino({ level: "silent" });
 
     before(async function () {
       database = await createTestDatabase(target);
@@ -29,7 +34,7 @@ for (const target of databaseTargets) {
     });
 
     it("stores concurrent writes in batches; a repeated client id resolves to the first event", async () => {
-      const bus = new EventBus(store, { logger: pino({ level: "silent" }), batchSize: 50 });
+      const bus = new EventBus(store, ring, { logger, batchSize: 50 });
       const seen: BusEvent[] = [];
       bus.subscribe((event) => seen.push(event));
       const writes = Array.from({ length: 300 }, (_, i) =>
@@ -49,7 +54,7 @@ for (const target of databaseTargets) {
     });
 
     it("flushes pending writes on close and refuses new ones after", async () => {
-      const bus = new EventBus(store, { logger: pino({ level: "silent" }), flushMs: 60_000 });
+      const bus = new EventBus(store, ring, { logger, flushMs: 60_000 });
       const pending = Array.from({ length: 20 }, () =>
         bus.recordUsage({ site_id: "close-site", type: "db_query" }),
       );
@@ -69,6 +74,32 @@ for (const target of databaseTargets) {
         .recordUsage({ site_id: "close-site", type: "db_query" })
         .catch((e: unknown) => (refused = e));
       expect(refused).to.include({ code: "service_unavailable" });
+    });
+
+    it("seals an event's secret data fields at rest and hands subscribers the clear value", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      const token = `lt_${crypto.randomBytes(24).toString("base64url")}`;
+      const emitted = await bus.emit({
+        type: "lead.captured",
+        workspace_id: "ws_sealed",
+        site_id: "sealed-site",
+        data: { lead: { id: "lead_1" }, update_token: token },
+        secrets: ["update_token"],
+      });
+      await bus.close();
+      expect(emitted.data.update_token).to.equal(token);
+      const announced = seen[0];
+      expect(announced?.kind).to.equal("service");
+      if (announced?.kind === "service") expect(announced.event.data.update_token).to.equal(token);
+      const [row] = await store.events.listService("ws_sealed");
+      expect(row?.data).not.to.include(token);
+      expect(row?.data).to.include("enc:v1:");
+      expect(openServiceEvent(row!, ring).data).to.deep.equal({
+        lead: { id: "lead_1" },
+        update_token: token,
+      });
     });
   });
 }

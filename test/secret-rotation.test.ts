@@ -2,7 +2,8 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
-import { keyId, keyRing } from "../core/security/secret-box.ts";
+import { openServiceEvent } from "../core/events/event-bus.ts";
+import { keyId, keyRing, open } from "../core/security/secret-box.ts";
 import { loadSettings } from "../core/settings.ts";
 import { rotateSecrets } from "../core/sites/secret-rotation.ts";
 import { openDatabase } from "../core/store/database.ts";
@@ -59,13 +60,33 @@ for (const target of databaseTargets) {
         .set(auth)
         .send({ adapter: adapter("tok_second_0123456789bbbb") })
         .expect(200);
+      const lead = await service.events.emit({
+        type: "lead.captured",
+        workspace_id: ws,
+        site_id: site.site_id,
+        data: { update_token: "lt_rotate_token_0123456789" },
+        secrets: ["update_token"],
+      });
+      const { session, signingSecret } = await service.sessions.create(
+        { site_id: site.site_id, workspace_id: ws },
+        { ip: "203.0.113.9", userAgent: "test" },
+      );
       await service.stop();
       service = undefined;
 
       const store = new Store(openDatabase(loadSettings({ DATABASE_URL: url }).database));
       try {
         const done = await rotateSecrets(store, keyRing(newKey, [oldKey]));
-        expect(done).to.deep.equal({ sites: 1, versions: 2 });
+        expect(done).to.deep.equal({ sites: 1, versions: 2, sessions: 1, events: 1 });
+        const ring = keyRing(newKey);
+        const [event] = await store.events.listService(ws);
+        expect(event?.id).to.equal(lead.id);
+        expect(openServiceEvent(event!, ring).data.update_token).to.equal(
+          "lt_rotate_token_0123456789",
+        );
+        const sealedSecret = (await store.sessions.get(session.id))!.signing_secret;
+        expect(sealedSecret).to.include(`enc:v1:${keyId(newKey)}:`);
+        expect(open(ring, sealedSecret)).to.equal(signingSecret);
         const stored = [
           (await store.sites.get(site.site_id))!.config,
           ...(await store.sites.listVersions(site.site_id)).map((v) => v.config),

@@ -61,7 +61,7 @@ describe("the session sweeper", function () {
   it("ends an idle session once, with its duration up to the last signed call", async () => {
     const logger = pino({ level: "silent" });
     const ring = keyRing(crypto.randomBytes(32));
-    const events = new EventBus(store, { logger, now });
+    const events = new EventBus(store, ring, { logger, now });
     const sessions = new SessionService(store, ring, now);
     const widget = new WidgetService({
       store,

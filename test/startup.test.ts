@@ -51,6 +51,22 @@ describe("npm start on the embedded default", function () {
     expect(await stop(second)).to.equal(0);
   });
 
+  it("keeps ./data private: the folder 0700, the database, its WAL and SHM and the key 0600", async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-private-"));
+    try {
+      const started = run(["serve"], own, { PORT: String(await freePort()) });
+      await serving(started);
+      const mode = (file: string) => fs.statSync(path.join(own, "data", file)).mode & 0o777;
+      expect(mode(".").toString(8)).to.equal("700");
+      for (const file of ["sitevoice.db", "sitevoice.db-wal", "sitevoice.db-shm", "master.key"]) {
+        expect(mode(file).toString(8), file).to.equal("600");
+      }
+      expect(await stop(started)).to.equal(0);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it("stops with one line naming a bad setting and exit code 1", async () => {
     const bad = run(["serve"], cwd, { PORT: "eighty" });
     expect(await bad.exited).to.equal(1);

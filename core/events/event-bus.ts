@@ -7,6 +7,7 @@
  */
 import type { Logger } from "pino";
 import { errors } from "../http/errors.ts";
+import { isSealed, open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
 import type { ServiceEventRow, UsageEventRow } from "../store/repos/events-repo.ts";
 import type { Store } from "../store/store.ts";
@@ -52,11 +53,22 @@ export interface ServiceEvent {
   created_at: string;
 }
 
+/** What `emit` takes: a service event before it has an id and a time. */
+export interface ServiceEventInput extends Omit<ServiceEvent, "id" | "created_at"> {
+  /**
+   * Top-level `data` fields that hold secrets (a lead's update token): sealed in the stored row,
+   * in clear for subscribers and for `openServiceEvent`.
+   */
+  secrets?: readonly string[];
+}
+
 export type BusEvent =
   { kind: "usage"; event: UsageEvent } | { kind: "service"; event: ServiceEvent };
 
 interface Pending<R, T> {
   row: R;
+  /** A service event's data as emitted: the row holds its secrets sealed. */
+  clearData?: Record<string, unknown>;
   resolve(value: T): void;
   reject(error: unknown): void;
 }
@@ -83,6 +95,7 @@ export class EventBus {
 
   constructor(
     private readonly store: Store,
+    private readonly ring: KeyRing,
     private readonly options: EventBusOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -107,17 +120,25 @@ export class EventBus {
     return this.enqueue(this.usage, row);
   }
 
-  /** Stores a service event and hands it to subscribers. */
-  emit(input: Omit<ServiceEvent, "id" | "created_at">): Promise<ServiceEvent> {
+  /**
+   * Stores a service event (its `secrets` sealed) and hands it to subscribers, who get the data
+   * as given.
+   */
+  emit(input: ServiceEventInput): Promise<ServiceEvent> {
+    const stored = { ...input.data };
+    for (const field of input.secrets ?? []) {
+      const value = stored[field];
+      if (typeof value === "string") stored[field] = seal(this.ring, value);
+    }
     const row: ServiceEventRow = {
       id: newId("evt"),
       type: input.type,
       workspace_id: input.workspace_id,
       site_id: input.site_id ?? null,
-      data: JSON.stringify(input.data),
+      data: JSON.stringify(stored),
       created_at: this.now(),
     };
-    return this.enqueue(this.service, row);
+    return this.enqueue(this.service, row, { ...input.data });
   }
 
   /** `listener` receives every event once it is stored; returns the unsubscribe function. */
@@ -143,12 +164,16 @@ export class EventBus {
     await this.flush();
   }
 
-  private enqueue<R, T>(queue: Pending<R, T>[], row: R): Promise<T> {
+  private enqueue<R, T>(
+    queue: Pending<R, T>[],
+    row: R,
+    clearData?: Record<string, unknown>,
+  ): Promise<T> {
     if (this.closed) {
       return Promise.reject(errors.serviceUnavailable("The service is shutting down; retry"));
     }
     return new Promise<T>((resolve, reject) => {
-      queue.push({ row, resolve, reject });
+      queue.push({ row, clearData, resolve, reject });
       if (this.usage.length + this.service.length >= this.batchSize) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
     });
@@ -184,7 +209,7 @@ export class EventBus {
       if (row.id === pending.row.id) this.announce({ kind: "usage", event });
     }
     for (const pending of service) {
-      const event = serviceEvent(pending.row);
+      const event = { ...serviceEvent(pending.row), data: pending.clearData ?? {} };
       pending.resolve(event);
       this.announce({ kind: "service", event });
     }
@@ -236,6 +261,16 @@ export function usageEvent(row: UsageEventRow): UsageEvent {
       : { metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
     created_at: new Date(Number(row.created_at)).toISOString(),
   };
+}
+
+/** A stored service event with its sealed data fields opened (for delivery, never for logs). */
+export function openServiceEvent(row: ServiceEventRow, ring: KeyRing): ServiceEvent {
+  const event = serviceEvent(row);
+  const data: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(event.data)) {
+    data[field] = isSealed(value) ? open(ring, value) : value;
+  }
+  return { ...event, data };
 }
 
 function serviceEvent(row: ServiceEventRow): ServiceEvent {

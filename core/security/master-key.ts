@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Settings } from "../settings.ts";
+import { ensurePrivateDir } from "../util/private-files.ts";
 
 export function resolveMasterKey(settings: Readonly<Settings>, logger: Logger): Buffer {
   if (settings.masterKey !== undefined) return settings.masterKey;
@@ -16,7 +17,7 @@ export function resolveMasterKey(settings: Readonly<Settings>, logger: Logger): 
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
     return key;
   }
-  fs.mkdirSync(settings.dataDir, { recursive: true });
+  ensurePrivateDir(settings.dataDir);
   const key = crypto.randomBytes(32);
   fs.writeFileSync(file, key.toString("base64") + "\n", { mode: 0o600, flag: "wx" });
   logger.warn(

@@ -1,10 +1,12 @@
 /**
  * `sitevoice secrets rotate`: re-seals every secret of every site and site version under the
- * primary master key, and recomputes the content hashes that key derives. Afterwards the old keys
- * can leave SITEVOICE_OLD_MASTER_KEYS. Each site is rewritten in one transaction, so a stop midway
- * leaves every site readable with the same key ring.
+ * primary master key, and recomputes the content hashes that key derives; then the signing secrets
+ * of open widget sessions and the sealed fields of service events (a lead's update token, which a
+ * webhook delivers later). Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS. Each row
+ * is rewritten on its own (a site with its versions in one transaction), so a stop midway leaves
+ * everything readable with the same key ring.
  */
-import type { KeyRing } from "../security/secret-box.ts";
+import { isSealed, open, seal, type KeyRing } from "../security/secret-box.ts";
 import type { Store } from "../store/store.ts";
 import { contentHasher } from "./content-hash.ts";
 import { openStoredSite, sealSiteSecrets } from "./site-secrets.ts";
@@ -12,7 +14,7 @@ import { openStoredSite, sealSiteSecrets } from "./site-secrets.ts";
 export async function rotateSecrets(
   store: Store,
   ring: KeyRing,
-): Promise<{ sites: number; versions: number }> {
+): Promise<{ sites: number; versions: number; sessions: number; events: number }> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
     const site = openStoredSite(config, ring);
@@ -32,5 +34,20 @@ export async function rotateSecrets(
       sites++;
     });
   }
-  return { sites, versions };
+  const reseal1 = (value: string) => seal(ring, open(ring, value));
+  let sessions = 0;
+  for (const session of await store.sessions.open()) {
+    await store.sessions.reseal(session.id, reseal1(session.signing_secret));
+    sessions++;
+  }
+  let events = 0;
+  for (const event of await store.events.serviceWithSealedData()) {
+    const data = JSON.parse(event.data) as Record<string, unknown>;
+    for (const [field, value] of Object.entries(data)) {
+      if (isSealed(value)) data[field] = reseal1(value);
+    }
+    await store.events.resealService(event.id, JSON.stringify(data));
+    events++;
+  }
+  return { sites, versions, sessions, events };
 }

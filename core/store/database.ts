@@ -7,6 +7,7 @@ import path from "node:path";
 import knexFactory, { type Knex } from "knex";
 import pg from "pg";
 import type { DatabaseClient, Settings } from "../settings.ts";
+import { ensurePrivateDir, ensurePrivateFile } from "../util/private-files.ts";
 import { migrationSource } from "./migrations/index.ts";
 
 // BIGINT (timestamps in ms) arrives as a string from pg by default; every value we keep fits
@@ -22,7 +23,11 @@ export function openDatabase(database: Settings["database"]): Database {
   switch (database.client) {
     case "sqlite": {
       const filename = database.filename ?? ":memory:";
-      if (filename !== ":memory:") fs.mkdirSync(path.dirname(filename), { recursive: true });
+      if (database.privateDir !== undefined) ensurePrivateDir(database.privateDir);
+      if (filename !== ":memory:") {
+        fs.mkdirSync(path.dirname(filename), { recursive: true, mode: 0o700 });
+        ensurePrivateFile(filename);
+      }
       const knex = knexFactory({
         client: "better-sqlite3",
         connection: { filename },

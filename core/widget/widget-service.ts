@@ -223,6 +223,7 @@ export class WidgetService {
       workspace_id: row.workspace_id,
       site_id: row.site_id,
       data: { lead: leadView(row), update_token: updateToken },
+      secrets: ["update_token"],
     });
     return { lead_id: row.id };
   }

@@ -69,6 +69,15 @@ export class EventsRepo {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
 
+  /** Service events whose data holds a sealed field, for re-sealing under a new master key. */
+  async serviceWithSealedData(): Promise<ServiceEventRow[]> {
+    return this.knex<ServiceEventRow>("service_events").where("data", "like", "%enc:v1:%");
+  }
+
+  async resealService(id: string, data: string): Promise<void> {
+    await this.knex("service_events").where({ id }).update({ data });
+  }
+
   async listService(workspaceId: string, limit = 1000): Promise<ServiceEventRow[]> {
     return this.knex<ServiceEventRow>("service_events")
       .where({ workspace_id: workspaceId })

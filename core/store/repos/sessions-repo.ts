@@ -34,6 +34,15 @@ export class SessionsRepo {
       .update({ last_seen_at: at });
   }
 
+  /** Every open session, for re-sealing their signing secrets under a new master key. */
+  async open(): Promise<SessionRow[]> {
+    return this.knex<SessionRow>("widget_sessions").whereNull("ended_at");
+  }
+
+  async reseal(id: string, signingSecret: string): Promise<void> {
+    await this.knex("widget_sessions").where({ id }).update({ signing_secret: signingSecret });
+  }
+
   /** Ends an open session; false when it was already ended (by another instance, the sweeper). */
   async end(id: string, at: number, reason: string): Promise<boolean> {
     const changed = await this.knex("widget_sessions")
