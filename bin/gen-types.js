@@ -136,6 +136,8 @@ function unionConditionalProperties(node) {
   for (const { then } of conditionals) {
     for (const [name, narrowed] of Object.entries(then.properties ?? {})) {
       if (typeof narrowed !== "object" || node.properties?.[name] === undefined) continue;
+      // Narrowed by assertions only (a pattern on the SQL adapters' sources): no other type.
+      if (!addsType(narrowed)) continue;
       narrowedBy.set(name, [...(narrowedBy.get(name) ?? []), narrowed]);
     }
   }
@@ -171,6 +173,21 @@ const typeKeywords = [
   "oneOf",
   "allOf",
 ];
+
+/**
+ * Whether a schema, or any schema inside it, names a type of its own (a definition, an enum, a
+ * constant). One that only restates plain types to assert a pattern deeper down (the SQL
+ * adapters' rule on a collection's `source`) adds nothing to the property's own type.
+ */
+function addsType(schema) {
+  if (typeof schema !== "object" || schema === null) return false;
+  if (["$ref", "enum", "const"].some((keyword) => keyword in schema)) return true;
+  return Object.entries(schema).some(([key, value]) => {
+    if (schemaMaps.has(key)) return Object.values(value).some(addsType);
+    if (schemaLists.has(key)) return value.some(addsType);
+    return schemaValues.has(key) && addsType(value);
+  });
+}
 
 function dropAssertionOnlyMembers(node) {
   if (node.allOf === undefined) return node;

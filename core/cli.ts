@@ -3,20 +3,18 @@
  * the service; a bad setting prints one line naming it and exits 1.
  */
 import { parseArgs } from "node:util";
-import pino from "pino";
 import { bootstrap } from "./bootstrap.ts";
 import { operatorPrincipal, scopes, type Scope } from "./http/principal.ts";
 import { isServiceError } from "./http/errors.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { loadSettings, SettingsError, type Settings } from "./settings.ts";
-import { PluginHost } from "./host/plugin-host.ts";
-import { BUILTIN_PLUGINS_DIR, connectRedis, createLogger, startService } from "./service.ts";
+import { connectRedis, createLogger, startService } from "./service.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
 import { adaptersTestCommand } from "./search/adapters-command.ts";
-import { guardedFetch } from "./security/outbound-guard.ts";
 import { SiteService } from "./sites/site-service.ts";
+import { commandPlugins as loadPlugins } from "./command-plugins.ts";
 import { pullCommand } from "./sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "./sites/sync/site-target.ts";
 import { diffCommand, syncCommand } from "./sites/sync/sync-command.ts";
@@ -114,17 +112,6 @@ async function workspaceFor(
   return boot.workspaceId;
 }
 
-async function loadPlugins(settings: Readonly<Settings>): Promise<PluginHost> {
-  // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
-  const plugins = new PluginHost({
-    logger: pino({ level: "silent" }),
-    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
-  });
-  await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
-  await plugins.loadPackages(settings.plugins);
-  return plugins;
-}
-
 /** diff, sync and pull: the files against the local store or a remote service. */
 async function siteFiles(
   settings: Readonly<Settings>,
@@ -143,9 +130,9 @@ async function siteFiles(
   });
   if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
   if (command === "pull" && values.prune) throw new Error("pull has no --prune");
-  const plugins = await loadPlugins(settings);
+  const { plugins, rules } = await loadPlugins(settings);
   const run = async (target: SiteTarget) => {
-    const options = { cwd: process.cwd(), out: console.log, plugins, target, prune: values.prune };
+    const options = { cwd: process.cwd(), out: console.log, rules, target, prune: values.prune };
     switch (command) {
       case "diff":
         return diffCommand(positionals, options);
@@ -175,7 +162,9 @@ async function siteFiles(
       const logger = createLogger(settings);
       const redis = connectRedis(settings, logger);
       const { channel } = await siteChangeChannel(settings, { redis, logger });
-      const sites = new SiteService(store, ring, plugins, { cache: new SiteCache(channel) });
+      const sites = new SiteService(store, ring, plugins, rules, {
+        cache: new SiteCache(channel),
+      });
       try {
         process.exitCode = await run(localTarget(sites, operatorPrincipal(workspaceId, "cli")));
       } finally {
@@ -198,8 +187,7 @@ async function adapters(settings: Readonly<Settings>, args: string[]) {
   if (action !== "test" || siteId === undefined) {
     throw new Error(`usage: sitevoice adapters test <site_id> [--workspace ID]\n${USAGE}`);
   }
-  const plugins = await loadPlugins(settings);
-  plugins.start();
+  const { plugins, rules } = await loadPlugins(settings);
   try {
     await withStore(settings, async (store) => {
       const workspaceId = await workspaceFor(store, settings, values.workspace);
@@ -208,7 +196,7 @@ async function adapters(settings: Readonly<Settings>, args: string[]) {
         settings.oldMasterKeys,
       );
       process.exitCode = await adaptersTestCommand(siteId, {
-        sites: new SiteService(store, ring, plugins),
+        sites: new SiteService(store, ring, plugins, rules),
         plugins,
         principal: operatorPrincipal(workspaceId, "cli"),
         out: console.log,
@@ -274,11 +262,11 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
 }
 
 async function validate(settings: Readonly<Settings>, paths: string[]) {
-  const plugins = await loadPlugins(settings);
+  const { plugins, rules } = await loadPlugins(settings);
   process.exitCode = await validateCommand(paths, {
     cwd: process.cwd(),
     out: console.log,
-    plugins,
+    rules,
   });
   await plugins.close();
 }

@@ -18,6 +18,7 @@ import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
+import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { loadPromptTemplates } from "./intelligence/prompt.ts";
@@ -43,6 +44,8 @@ export interface RunningService {
   plugins: PluginHost;
   keys: ApiKeyService;
   sites: SiteService;
+  /** What a whole site must satisfy (shared with `sitevoice validate`). */
+  rules: SiteRules;
   events: EventBus;
   sessions: SessionService;
   widget: WidgetService;
@@ -131,13 +134,19 @@ export async function startService(
     const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
     cache = new SiteCache(channel, { ttlMs });
     events = new EventBus(store, ring, { logger });
-    const sites = new SiteService(store, ring, plugins, { cache, events });
+    // Parsed now, so a broken template or plugin stops start-up, not a visitor's session.
+    const templates = loadPromptTemplates(undefined, plugins.globals("prompt-template"));
+    const rules = siteRulesOf(plugins, {
+      industries: templates.industries,
+      voiceProvider: settings.voiceProvider,
+    });
+    const sites = new SiteService(store, ring, plugins, rules, { cache, events });
     const boot = await bootstrap(store, keys, settings.defaultPlan);
     if (settings.sitesDir !== undefined) {
       await loadSiteFolder(settings.sitesDir, {
         sites,
         workspaceId: boot.workspaceId,
-        plugins,
+        rules,
         logger,
       });
     }
@@ -149,8 +158,7 @@ export async function startService(
       plugins,
       settings,
       logger,
-      // Parsed now, so a broken template or plugin stops start-up, not a visitor's session.
-      templates: loadPromptTemplates(undefined, plugins.globals("prompt-template")),
+      templates,
     });
     const app = createApp({
       settings,
@@ -198,6 +206,7 @@ export async function startService(
       plugins,
       keys,
       sites,
+      rules,
       events,
       sessions,
       widget,

@@ -126,7 +126,7 @@ function twoInstances(
       const res = await request(a.server)
         .post("/v1/sites")
         .set(auth())
-        .send({ ...dental, business_name: name })
+        .send({ ...dental, business_name: name, domain: `${crypto.randomUUID()}.example` })
         .expect(201);
       return res.body.data.site_id as string;
     };

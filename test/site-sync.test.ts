@@ -7,6 +7,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { commandPlugins } from "../core/command-plugins.ts";
+import { loadSettings } from "../core/settings.ts";
 import request from "supertest";
 import { operatorPrincipal } from "../core/http/principal.ts";
 import { pullCommand } from "../core/sites/sync/pull-command.ts";
@@ -43,7 +45,7 @@ for (const mode of modes) {
     const options = (extra: { prune?: boolean; dryRun?: boolean } = {}) => ({
       cwd: dir,
       out: (line: string) => lines.push(line),
-      plugins: service.plugins,
+      rules: service.rules,
       target,
       env,
       ...extra,
@@ -251,8 +253,9 @@ describe("sitevoice sync --remote errors", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-sync-"));
     fs.cpSync(EXAMPLES, path.join(dir, "sites"), { recursive: true });
     const unreachable = remoteTarget("http://127.0.0.1:9", "vk_test_x");
+    const { rules } = await commandPlugins(loadSettings({}));
     const run = (target: SiteTarget) =>
-      syncCommand([], { cwd: dir, out: (l) => lines.push(l), target, env });
+      syncCommand([], { cwd: dir, out: (l) => lines.push(l), target, env, rules });
     expect((await rejection(run(unreachable))).message).to.match(
       /^cannot reach http:\/\/127\.0\.0\.1:9: /,
     );

@@ -12,6 +12,10 @@ import {
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
+let domains = 0;
+/** Every site of a workspace has a domain of its own. */
+const uniqueDomain = () => `luigis-${++domains}.example`;
+
 const base = {
   business_name: "Luigi's Trattoria",
   business_description: "Neighbourhood Italian restaurant",
@@ -57,8 +61,13 @@ for (const target of databaseTargets) {
     });
 
     it("lists versions newest first with source, actor and hash, pages them, and shows one", async () => {
-      const id = (await request(service.server).post("/v1/sites").set(auth).send(base).expect(201))
-        .body.data.site_id;
+      const id = (
+        await request(service.server)
+          .post("/v1/sites")
+          .set(auth)
+          .send({ ...base, domain: uniqueDomain() })
+          .expect(201)
+      ).body.data.site_id;
       for (const personality of ["Cheerful.", "Formal.", "Brief."]) {
         await request(service.server)
           .patch(`/v1/sites/${id}`)
@@ -96,7 +105,7 @@ for (const target of databaseTargets) {
         await request(service.server)
           .post("/v1/sites")
           .set(auth)
-          .send({ ...base, personality: "First." })
+          .send({ ...base, domain: uniqueDomain(), personality: "First." })
           .expect(201)
       ).body.data.site_id;
       await request(service.server)
@@ -136,7 +145,7 @@ for (const target of databaseTargets) {
         await request(service.server)
           .post("/v1/sites")
           .set(auth)
-          .send({ ...base, adapter: adapter("tok_first_0123456789aaaa") })
+          .send({ ...base, domain: uniqueDomain(), adapter: adapter("tok_first_0123456789aaaa") })
           .expect(201)
       ).body.data.site_id;
       await request(service.server)
@@ -158,8 +167,13 @@ for (const target of databaseTargets) {
     });
 
     it("answers 404 for an unknown version or another workspace's site, 400 for a bad number, 403 without the scope", async () => {
-      const id = (await request(service.server).post("/v1/sites").set(auth).send(base).expect(201))
-        .body.data.site_id;
+      const id = (
+        await request(service.server)
+          .post("/v1/sites")
+          .set(auth)
+          .send({ ...base, domain: uniqueDomain() })
+          .expect(201)
+      ).body.data.site_id;
       const unknown = await request(service.server)
         .get(`/v1/sites/${id}/versions/9`)
         .set(auth)
@@ -204,7 +218,7 @@ for (const target of databaseTargets) {
       await request(service.server)
         .patch("/v1/sites/luigis-trattoria")
         .set(auth)
-        .send({ voice: "nova" })
+        .send({ voice: "sage" })
         .expect(200);
       const replaced = await put(yamlSite("Warm and quick.")).expect(200);
       expect(replaced.body.data.voice).to.equal("alloy");
@@ -230,7 +244,7 @@ for (const target of databaseTargets) {
       const mismatch = await request(service.server)
         .put("/v1/sites/json-site")
         .set(auth)
-        .send({ ...base, site_id: "other-site" })
+        .send({ ...base, domain: uniqueDomain(), site_id: "other-site" })
         .expect(400);
       expect(mismatch.body.error.details.field).to.equal("site_id");
       const array = await request(service.server)

@@ -531,12 +531,12 @@ for (const target of databaseTargets) {
         await request(service.server)
           .post("/v1/sites")
           .set(auth())
-          .send({ ...dental, site_id: "acme-dental" })
+          .send({ ...dental, domain: "acme-dental.example", site_id: "acme-dental" })
           .expect(201);
         const dup = await request(service.server)
           .post("/v1/sites")
           .set(auth())
-          .send({ ...dental, site_id: "acme-dental" })
+          .send({ ...dental, domain: "acme-dental-2.example", site_id: "acme-dental" })
           .expect(409);
         expect(dup.body.error.code).to.equal("conflict");
         expect(dup.body.error.details.site_id).to.equal("acme-dental");
@@ -582,11 +582,11 @@ for (const target of databaseTargets) {
           .expect(422);
         expect(res.body.error.code).to.equal("validation_failed");
         expect(res.body.error.details.field).to.equal("adapter.config.baseUrl");
-        for (const base of ["http://localhost:8080/api", "http://127.0.0.1/api"]) {
+        for (const [i, base] of ["http://localhost:8080/api", "http://127.0.0.1/api"].entries()) {
           await request(service.server)
             .post("/v1/sites")
             .set(auth())
-            .send({ ...dental, domain: "plain.example", adapter: restAdapter(base) })
+            .send({ ...dental, domain: `plain-${i}.example`, adapter: restAdapter(base) })
             .expect(201);
         }
         const created = (
@@ -642,6 +642,172 @@ for (const target of databaseTargets) {
         expect(res.body.error.details).to.include({
           field: "adapter.type",
           reason: "unknown_adapter_type",
+        });
+      });
+
+      describe("input rules", () => {
+        /** A POST in a workspace of its own, so no other test's sites are in the way. */
+        const createIn = async (body: object) => {
+          const ws = await service.workspace();
+          const k = { Authorization: `Bearer ${await service.key(ws)}` };
+          return { res: await request(service.server).post("/v1/sites").set(k).send(body), k };
+        };
+        const refused = (res: request.Response, status: number, field: string) => {
+          expect(res.status, JSON.stringify(res.body)).to.equal(status);
+          expect(res.body.success).to.equal(false);
+          expect(res.body.error.details.field).to.equal(field);
+        };
+
+        for (const reserved of ["sites", "health", "leads", "public", "analytics", "webhooks"]) {
+          it(`422 for site_id "${reserved}", a path of the API it would shadow`, async () => {
+            const { res } = await createIn({ ...dental, site_id: reserved });
+            refused(res, 422, "site_id");
+            expect(res.body.error.code).to.equal("validation_failed");
+          });
+        }
+
+        it("422 for a voice the configured voice provider does not have, listing its voices", async () => {
+          const { res } = await createIn({ ...dental, voice: "bogus" });
+          refused(res, 422, "voice");
+          expect(res.body.error.message).to.include("alloy");
+        });
+
+        it("400 for a time zone that is not an IANA zone", async () => {
+          const { res } = await createIn({ ...dental, timezone: "Mars/Olympus" });
+          refused(res, 400, "timezone");
+        });
+
+        it("400 for a port out of range in a domain, a baseUrl or a connection string", async () => {
+          refused(
+            (await createIn({ ...dental, additional_domains: ["example.com:99999"] })).res,
+            400,
+            "additional_domains.0",
+          );
+          refused(
+            (
+              await createIn({
+                ...dental,
+                adapter: restAdapter("https://api.example.com:70000/v1"),
+              })
+            ).res,
+            400,
+            "adapter.config.baseUrl",
+          );
+          refused(
+            (
+              await createIn({
+                ...dental,
+                adapter: {
+                  type: "mysql",
+                  config: { connectionString: "mysql://u:p@db.example:65536/shop" },
+                  collections: {},
+                },
+              })
+            ).res,
+            400,
+            "adapter.config.connectionString",
+          );
+        });
+
+        it("400 on save for a SQL collection source that is not a (schema-qualified) table name", async () => {
+          const { res } = await createIn({
+            ...dental,
+            adapter: {
+              type: "postgres",
+              config: { connectionString: "postgres://u:p@db.example/shop" },
+              collections: {
+                products: {
+                  source: "products; DROP TABLE products",
+                  searchable_fields: ["name"],
+                  filterable_fields: [],
+                  display_fields: ["name"],
+                },
+              },
+            },
+          });
+          refused(res, 400, "adapter.collections.products.source");
+        });
+
+        it("accepts a searchable or filterable field that is not displayed (search by it, show others)", async () => {
+          const adapter = restAdapter("https://api.example.com/v1");
+          adapter.collections.services.searchable_fields = ["name", "description"];
+          adapter.collections.services.filterable_fields = ["price", "in_stock"];
+          const { res } = await createIn({ ...dental, adapter });
+          expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        });
+
+        it("422 for an industry without a template, as validate says", async () => {
+          const { res } = await createIn({ ...dental, industry: "veterinary" });
+          refused(res, 422, "industry");
+        });
+
+        it("409 when another site of the workspace has the domain, as domain or additional domain", async () => {
+          const { k } = await createIn({ ...dental, domain: "taken.example" });
+          const same = await request(service.server)
+            .post("/v1/sites")
+            .set(k)
+            .send({ ...dental, domain: "Taken.Example" })
+            .expect(409);
+          expect(same.body.error.code).to.equal("conflict");
+          expect(same.body.error.details).to.include({ field: "domain", domain: "taken.example" });
+          const extra = await request(service.server)
+            .post("/v1/sites")
+            .set(k)
+            .send({ ...dental, domain: "other.example", additional_domains: ["taken.example"] })
+            .expect(409);
+          expect(extra.body.error.details.field).to.equal("additional_domains.0");
+          const mine = await request(service.server)
+            .post("/v1/sites")
+            .set(k)
+            .send({ ...dental, domain: "mine.example" })
+            .expect(201);
+          await request(service.server)
+            .patch(`/v1/sites/${mine.body.data.site_id}`)
+            .set(k)
+            .send({ additional_domains: ["www.mine.example", "taken.example"] })
+            .expect(409);
+        });
+
+        it("a domain freed by a change or a delete can be taken; another workspace may use it any time", async () => {
+          const { res, k } = await createIn({ ...dental, domain: "moving.example" });
+          const first = res.body.data.site_id;
+          await request(service.server)
+            .patch(`/v1/sites/${first}`)
+            .set(k)
+            .send({ domain: "moved.example" })
+            .expect(200);
+          const second = await request(service.server)
+            .post("/v1/sites")
+            .set(k)
+            .send({ ...dental, domain: "moving.example" })
+            .expect(201);
+          await request(service.server)
+            .delete(`/v1/sites/${second.body.data.site_id}`)
+            .set(k)
+            .expect(200);
+          await request(service.server)
+            .post("/v1/sites")
+            .set(k)
+            .send({ ...dental, domain: "moving.example" })
+            .expect(201);
+          const elsewhere = await createIn({ ...dental, domain: "moving.example" });
+          expect(elsewhere.res.status).to.equal(201);
+        });
+
+        it("422 for a reference like ${env:…} in a field that is not a secret, as validate says", async () => {
+          const { res } = await createIn({
+            ...dental,
+            personality: "Say ${env:SECRET_WORD} often.",
+          });
+          refused(res, 422, "personality");
+        });
+
+        it("lists every problem at once in details.errors", async () => {
+          const { res } = await createIn({ ...dental, voice: "bogus", industry: "veterinary" });
+          expect(res.status).to.equal(422);
+          expect(
+            res.body.error.details.errors.map((e: { field: string }) => e.field),
+          ).to.have.members(["voice", "industry"]);
         });
       });
     });

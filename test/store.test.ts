@@ -41,7 +41,12 @@ for (const target of databaseTargets) {
     });
 
     it("migrates once and is a no-op the second time", async () => {
-      expect(await migrate(store.db)).to.deep.equal(["001-accounts", "002-sites", "003-widget"]);
+      expect(await migrate(store.db)).to.deep.equal([
+        "001-accounts",
+        "002-sites",
+        "003-widget",
+        "004-hardening",
+      ]);
       expect(await migrate(store.db)).to.deep.equal([]);
     });
 

@@ -26,8 +26,12 @@ interface Session {
   signing_secret: string;
 }
 
-/** A site with a tiny inline dataset and a session on it, with ids unique to this run. */
-async function siteWithSession(service: TestService, workspaceId: string): Promise<Session> {
+/**
+ * A site with a tiny inline dataset and a session on it, with ids unique to this run, in a
+ * workspace of its own (each has the same domain, which a workspace gives one site only).
+ */
+async function siteWithSession(service: TestService): Promise<Session> {
+  const workspaceId = await service.workspace();
   const siteId = `limits-${crypto.randomBytes(4).toString("hex")}`;
   await service.sites.create(operatorPrincipal(workspaceId, "test"), {
     site_id: siteId,
@@ -76,7 +80,6 @@ describe("widget rate limits on one instance", function () {
   this.timeout(60_000);
   let database: TestDatabase | undefined;
   let service: TestService;
-  let workspaceId: string;
 
   before(async function () {
     database = await createTestDatabase(sqlite);
@@ -84,7 +87,6 @@ describe("widget rate limits on one instance", function () {
     service = await startTestService(database.url, {
       SITEVOICE_PLUGINS: "sitevoice-adapter-inline",
     });
-    workspaceId = await service.workspace();
   });
   after(async () => {
     await service?.stop();
@@ -92,7 +94,7 @@ describe("widget rate limits on one instance", function () {
   });
 
   it("answers the 31st query in a second with 429, Retry-After and RateLimit headers", async () => {
-    const session = await siteWithSession(service, workspaceId);
+    const session = await siteWithSession(service);
     const answers = await Promise.all(
       Array.from({ length: 31 }, () => signedPost(service, session, "/query", query)),
     );
@@ -104,7 +106,7 @@ describe("widget rate limits on one instance", function () {
   });
 
   it("answers the 301st query in a minute with 429", async () => {
-    const session = await siteWithSession(service, workspaceId);
+    const session = await siteWithSession(service);
     let accepted = 0;
     // Ten bursts of 30, each in a second window of its own, then one more.
     while (accepted < 300) {
@@ -124,7 +126,7 @@ describe("widget rate limits on one instance", function () {
   });
 
   it("answers the 601st event in a minute with 429", async () => {
-    const session = await siteWithSession(service, workspaceId);
+    const session = await siteWithSession(service);
     const answers = await Promise.all(
       Array.from({ length: 601 }, () => signedPost(service, session, "/analytics/event", event)),
     );
@@ -137,7 +139,6 @@ describe("widget rate limits across two instances on one Redis", function () {
   let database: TestDatabase | undefined;
   let a: TestService;
   let b: TestService;
-  let workspaceId: string;
 
   before(async function () {
     if (!(await redisAvailable())) missing(this, "Redis");
@@ -150,7 +151,6 @@ describe("widget rate limits across two instances on one Redis", function () {
     };
     a = await startTestService(database.url, env);
     b = await startTestService(database.url, env);
-    workspaceId = await a.workspace();
   });
   after(async () => {
     await a?.stop();
@@ -159,7 +159,7 @@ describe("widget rate limits across two instances on one Redis", function () {
   });
 
   it("admits 30 queries a second and 600 events a minute between them, not each", async () => {
-    const session = await siteWithSession(a, workspaceId);
+    const session = await siteWithSession(a);
     const queries = await Promise.all(
       Array.from({ length: 40 }, (_, i) => signedPost(i % 2 ? a : b, session, "/query", query)),
     );

@@ -12,6 +12,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
+import { addCustomFormats } from "../validation/formats.ts";
 import type { Logger } from "pino";
 import {
   PluginCallError,
@@ -208,10 +209,13 @@ export class PluginHost {
    * Makes the global instance of every event-sink, auth and prompt-template plugin. One that
    * fails is marked "failed" and the others go on: a broken sink must not stop the service.
    */
-  async startGlobal(configs: Record<string, unknown>): Promise<void> {
+  async startGlobal(
+    configs: Record<string, unknown>,
+    kinds: readonly PluginKind[] = globalKinds,
+  ): Promise<void> {
     for (const plugin of this.#plugins.values()) {
       const { kind, name } = plugin;
-      if (!globalKinds.includes(kind)) continue;
+      if (!globalKinds.includes(kind) || !kinds.includes(kind)) continue;
       try {
         await this.#instance(plugin, configs[name] ?? {}, "global");
       } catch (error) {
@@ -400,6 +404,12 @@ function checkDefinition(value: unknown, source: string, logger: Logger): Regist
   if (d.destination !== undefined && typeof d.destination !== "function") {
     throw fail(`destination ${show(d.destination)} is not a function`);
   }
+  if (
+    d.voices !== undefined &&
+    (!Array.isArray(d.voices) || !d.voices.every((v) => typeof v === "string" && v !== ""))
+  ) {
+    throw fail(`voices ${show(d.voices)} is not a list of voice names`);
+  }
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }
@@ -445,6 +455,7 @@ function compileSchema(schema: object, logger: Logger): ValidateFunction {
   const ajv = draft07 ? new Ajv(options) : new Ajv2020(options);
   // CommonJS: the default import is module.exports, typed as the module; its `default` is the plugin.
   ajvFormats.default(ajv);
+  addCustomFormats(ajv);
   return ajv.compile(schema);
 }
 

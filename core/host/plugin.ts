@@ -157,6 +157,12 @@ export interface PluginDefinition<K extends PluginKind = PluginKind, C = Record<
    * elsewhere. Without it, every non-secret value of the config counts as the destination.
    */
   destination?(config: C): string;
+  /**
+   * Voice providers: the voice names a session may ask for. Sites are checked against the list of
+   * the configured provider when they are saved, so a wrong voice is refused then rather than at
+   * a visitor's first conversation. Without it any name is accepted on save.
+   */
+  voices?: readonly string[];
   /** Makes an instance. May be async. A throw here is caught and reported, never fatal. */
   create(config: C, context: PluginContext): InstanceByKind[K] | Promise<InstanceByKind[K]>;
 }

@@ -4,7 +4,6 @@
  * every rule that needs the store (ownership, plan limits, unique ids) is checked here.
  */
 import { contentHasher, type ContentHasher } from "./content-hash.ts";
-import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
 import { errors, isServiceError } from "../http/errors.ts";
 import { assertSiteAllowed } from "../http/api-key-auth.ts";
 import { actorOf, type Principal } from "../http/principal.ts";
@@ -29,6 +28,7 @@ import {
 } from "./site-secrets.ts";
 import { stableJson } from "../util/stable-json.ts";
 import type { SiteConfig } from "./site-types.ts";
+import type { SiteRules } from "./site-rules.ts";
 
 export type ChangeSource = SiteVersionRow["source"];
 
@@ -80,6 +80,8 @@ export class SiteService {
     private readonly store: Store,
     private readonly ring: KeyRing,
     private readonly plugins: PluginHost,
+    /** What a whole site must satisfy, shared with `sitevoice validate`. */
+    private readonly rules: SiteRules,
     options: SiteServiceOptions = {},
   ) {
     this.hash = contentHasher(ring);
@@ -143,14 +145,13 @@ export class SiteService {
     source: ChangeSource = "api",
   ): Promise<SiteView> {
     if (principal.siteIds !== undefined) throw cannotCreate();
-    const input = validateBody<SiteConfig>(
+    const input = this.rules.accept<SiteConfig>(
       "site-create",
       keepSecrets(structuredClone(body) as { adapter?: unknown }, {}, false),
     );
     const { site_id: given, ...fields } = input;
     const siteId = given ?? newId("site");
     const site = this.normalize({ site_id: siteId, ...fields }); // site_id first in every answer
-    this.checkAdapter(site);
     const at = this.now();
     const row: SiteRow = {
       ...this.columns(site),
@@ -165,7 +166,9 @@ export class SiteService {
         await tx.workspaces.lock(principal.workspaceId, tx.client);
         await assertRoomForSite(tx, principal.workspaceId);
         if ((await tx.sites.get(siteId)) !== undefined) throw duplicate(siteId);
+        await assertDomainsFree(tx, principal.workspaceId, site);
         await tx.sites.insert(row);
+        await claimDomains(tx, principal.workspaceId, site);
         await tx.sites.insertVersion(this.versionRow(row, source, principal));
       });
     } catch (error) {
@@ -219,7 +222,7 @@ export class SiteService {
         await this.ownedOrAbsent(principal, siteId);
       }
     }
-    const complete = validateBody<SiteConfig>("site-create", whole);
+    const complete = this.rules.accept<SiteConfig>("site-create", whole);
     const { site, changed } = await this.change(principal, siteId, source, () => complete);
     return { site, created: false, changed };
   }
@@ -230,9 +233,9 @@ export class SiteService {
     const existing = await this.ownedOrAbsent(principal, siteId);
     if (existing === undefined) {
       if (principal.siteIds !== undefined) throw cannotCreate();
-      const site = this.normalize(validateBody<SiteConfig>("site-create", whole));
-      this.checkAdapter(site);
+      const site = this.normalize(this.rules.accept<SiteConfig>("site-create", whole));
       await assertRoomForSite(this.store, principal.workspaceId);
+      await assertDomainsFree(this.store, principal.workspaceId, site);
       return {
         site_id: siteId,
         action: "create",
@@ -242,7 +245,8 @@ export class SiteService {
       };
     }
     const current = this.decode(existing);
-    const site = this.prepare(siteId, validateBody<SiteConfig>("site-create", whole), current);
+    const site = this.prepare(siteId, this.rules.accept<SiteConfig>("site-create", whole), current);
+    await assertDomainsFree(this.store, principal.workspaceId, site);
     const unchanged = this.hash(site) === existing.content_hash;
     const [latest] = await this.store.sites.listVersions(siteId, { limit: 1 });
     return {
@@ -317,6 +321,8 @@ export class SiteService {
       };
       const written = await this.store.transaction(async (tx) => {
         if (!(await tx.sites.update(siteId, row.version, updated))) return false;
+        await assertDomainsFree(tx, principal.workspaceId, site);
+        await claimDomains(tx, principal.workspaceId, site);
         await tx.sites.insertVersion(this.versionRow(updated, source, principal));
         return true;
       });
@@ -336,14 +342,12 @@ export class SiteService {
    */
   private prepare(siteId: string, proposed: object, current: SiteConfig): SiteConfig {
     const incoming = { ...proposed, site_id: siteId } as { adapter?: unknown };
-    const site = this.normalize(
-      validateBody<SiteConfig>(
+    return this.normalize(
+      this.rules.accept<SiteConfig>(
         "site",
         keepSecrets(incoming, current, this.sameDestination(incoming.adapter, current.adapter)),
       ),
     );
-    this.checkAdapter(site);
-    return site;
   }
 
   /**
@@ -403,37 +407,6 @@ export class SiteService {
 
   private normalize(site: SiteConfig): SiteConfig {
     return normalizeSite(site);
-  }
-
-  /**
-   * An adapter type must be served by a plugin or described by the site schema; a plugin's own
-   * configSchema validates its config.
-   */
-  private checkAdapter(site: SiteConfig): void {
-    const adapter = site.adapter;
-    if (adapter === undefined) return;
-    const plugin = this.plugins.find("adapter", adapter.type);
-    if (plugin === undefined) {
-      if (SCHEMA_ADAPTER_TYPES.includes(adapter.type)) return;
-      const known = knownAdapterTypes(this.plugins);
-      throw errors.validationFailed(`No adapter plugin serves type "${adapter.type}"`, {
-        field: "adapter.type",
-        reason: "unknown_adapter_type",
-        known_types: known,
-      });
-    }
-    const problems = this.plugins.validateConfig("adapter", adapter.type, adapter.config ?? {});
-    const first = problems[0];
-    if (first !== undefined) {
-      throw errors.invalidRequest(
-        `plugin "${plugin.name}": adapter.${first.field} ${first.message}`,
-        {
-          field: `adapter.${first.field}`,
-          plugin: plugin.name,
-          errors: problems.map((p) => ({ field: `adapter.${p.field}`, message: p.message })),
-        },
-      );
-    }
   }
 
   /** The stored columns of a validated site: sealed config, searchable copies, content hash. */
@@ -526,6 +499,54 @@ async function assertRoomForSite(store: Store, workspaceId: string): Promise<voi
     },
   );
 }
+
+/** Every domain of a site (stored in lower case), each once, with the field that names it. */
+function domainsOf(site: SiteConfig): { domain: string; field: string }[] {
+  const fields = new Map<string, string>([[site.domain, "domain"]]);
+  site.additional_domains.forEach((domain, index) => {
+    if (!fields.has(domain)) fields.set(domain, `additional_domains.${index}`);
+  });
+  return [...fields].map(([domain, field]) => ({ domain, field }));
+}
+
+/**
+ * 409 when another site of the workspace has one of the site's domains: within a workspace an
+ * origin belongs to one site. (Across workspaces a domain may repeat, so nobody can lock a
+ * business out of the service by claiming its domain first.)
+ */
+async function assertDomainsFree(store: Store, workspaceId: string, site: SiteConfig) {
+  const domains = domainsOf(site);
+  const owners = await store.sites.domainOwners(
+    workspaceId,
+    domains.map((d) => d.domain),
+    site.site_id,
+  );
+  const taken = domains.find(({ domain }) => owners.some((owner) => owner.domain === domain));
+  if (taken === undefined) return;
+  const owner = owners.find((o) => o.domain === taken.domain)?.site_id;
+  throw domainTaken(taken.domain, taken.field, owner);
+}
+
+/** Records the site's domains as its own; a writer that raced to one first makes this 409. */
+async function claimDomains(store: Store, workspaceId: string, site: SiteConfig) {
+  const domains = domainsOf(site);
+  try {
+    await store.sites.setDomains(
+      site.site_id,
+      workspaceId,
+      domains.map((d) => d.domain),
+    );
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    throw domainTaken(domains[0]?.domain ?? site.domain, "domain");
+  }
+}
+
+const domainTaken = (domain: string, field: string, owner?: string) =>
+  errors.conflict(
+    `Domain ${domain} already belongs to ${owner === undefined ? "another site" : `site '${owner}'`} of this workspace`,
+    { field, domain, ...(owner === undefined ? {} : { site_id: owner }) },
+  );
 
 /** keepMaskedSecrets, its refusal answered as 422 naming the secret's field. */
 function keepSecrets<T extends { adapter?: unknown }>(

@@ -271,7 +271,7 @@ describe("validateBody", () => {
         {
           field: "adapter.config.baseUrl",
           message:
-            "adapter.config.baseUrl must be an absolute http(s) URL such as https://api.example.com/v1",
+            "adapter.config.baseUrl must be an absolute http(s) URL such as https://api.example.com/v1 (a port from 1 to 65535)",
         },
       ]);
     });

@@ -5,6 +5,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, Options, SchemaObject, ValidateFunction } from "ajv";
 import ajvFormats from "ajv-formats";
+import { addCustomFormats } from "./formats.ts";
 import { errors as serviceErrors } from "../http/errors.ts";
 import type { ServiceError } from "../http/errors.ts";
 import apiKeyCreateSchema from "../../schemas/api-key-create.schema.json" with { type: "json" };
@@ -60,6 +61,7 @@ export function createSchemaAjv(overrides: Options = {}): Ajv2020 {
   // ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
   const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
   addFormats(ajv);
+  addCustomFormats(ajv);
   ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
   ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
   for (const schema of Object.values(schemas)) ajv.addSchema(schema);
@@ -92,13 +94,22 @@ export function schemaFor(name: SchemaName): SchemaObject {
  * copy), never a shared or frozen object.
  */
 export function validateBody<T>(schemaName: SchemaName, data: unknown): T {
+  const problems = schemaProblems(schemaName, data);
+  if (problems.length > 0) throw problemsError(problems);
+  return data as T;
+}
+
+/**
+ * Every way `data` fails schemas/<name>.schema.json, as validateBody would report them (noise
+ * removed, shape problems first); empty when it passes. Fills in defaults as validateBody does.
+ */
+export function schemaProblems(schemaName: SchemaName, data: unknown): Problem[] {
   const withDefaults = !schemasWithoutDefaults.has(schemaName);
   const target = withDefaults ? data : structuredClone(data);
   if (withDefaults) fillTopLevelDefaults(schemaName, target);
   const validate = validators.get(schemaName);
   if (validate === undefined) throw new Error(`Unknown schema ${schemaName}`);
-  if (!validate(target)) throw toServiceError(validate.errors ?? []);
-  return data as T;
+  return validate(target) ? [] : toProblems(validate.errors ?? []);
 }
 
 /**
@@ -131,11 +142,38 @@ export interface FieldError {
   message: string;
 }
 
-interface Problem extends FieldError {
+/** A problem, and whether it breaks a business rule (422) rather than the shape (400). */
+export interface Problem extends FieldError {
   businessRule: boolean;
+  /** Extra details the answer carries when this problem is the first one. */
+  details?: Record<string, unknown>;
 }
 
-function toServiceError(ajvErrors: ErrorObject[]): ServiceError {
+/**
+ * One ServiceError for a list of problems (shape problems first): 422 validation_failed when every
+ * problem is a business rule, else 400 invalid_request; `details.field` is the first problem's,
+ * `details.errors` lists them all.
+ */
+export function problemsError(problems: readonly Problem[]): ServiceError {
+  const ordered = [
+    ...problems.filter((p) => !p.businessRule),
+    ...problems.filter((p) => p.businessRule),
+  ];
+  const [first] = ordered;
+  if (first === undefined) return serviceErrors.invalidRequest("The body is invalid");
+  const list = ordered.map(({ field, message }) => ({ field, message }));
+  const more = ordered.length - 1;
+  const message =
+    more === 0
+      ? first.message
+      : `${first.message} (and ${more} more ${more === 1 ? "problem" : "problems"})`;
+  const details = { ...first.details, field: first.field, errors: list };
+  return ordered.every((p) => p.businessRule)
+    ? serviceErrors.validationFailed(message, details)
+    : serviceErrors.invalidRequest(message, details);
+}
+
+function toProblems(ajvErrors: ErrorObject[]): Problem[] {
   // A value that must be null or an Adapter, given a number, is told both options.
   const otherBranchTypes = new Map<string, string[]>();
   for (const error of ajvErrors) {
@@ -159,23 +197,7 @@ function toServiceError(ajvErrors: ErrorObject[]): ServiceError {
     return true;
   });
   // When the answer is 400, its message and `field` should be about a shape problem.
-  problems = [
-    ...problems.filter((p) => !p.businessRule),
-    ...problems.filter((p) => p.businessRule),
-  ];
-  const [first] = problems;
-  if (first === undefined) return serviceErrors.invalidRequest("The body is invalid");
-
-  const list = problems.map(({ field, message }) => ({ field, message }));
-  const more = problems.length - 1;
-  const message =
-    more === 0
-      ? first.message
-      : `${first.message} (and ${more} more ${more === 1 ? "problem" : "problems"})`;
-  const details = { field: first.field, errors: list };
-  return problems.every((p) => p.businessRule)
-    ? serviceErrors.validationFailed(message, details)
-    : serviceErrors.invalidRequest(message, details);
+  return [...problems.filter((p) => !p.businessRule), ...problems.filter((p) => p.businessRule)];
 }
 
 /**

@@ -214,11 +214,27 @@ function unreachable(error: unknown, host: string): string {
   return `OpenAI at ${host} could not be reached${code}`;
 }
 
+export const OPENAI_REALTIME_VOICES = [
+  "alloy",
+  "ash",
+  "ballad",
+  "coral",
+  "echo",
+  "sage",
+  "shimmer",
+  "verse",
+  "marin",
+  "cedar",
+] as const;
+
 export default definePlugin<"voice-provider", OpenAiProviderConfig>({
   kind: "voice-provider",
   name: "provider-openai",
   apiVersion: PLUGIN_API_VERSION,
   type: "openai",
+  // The voices of OpenAI's realtime models; it refuses the older text-to-speech voices (fable,
+  // onyx, nova) in a realtime session.
+  voices: OPENAI_REALTIME_VOICES,
   configSchema: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",

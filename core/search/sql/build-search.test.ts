@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { addCustomFormats } from "../../validation/formats.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import siteSchema from "../../../schemas/site.schema.json" with { type: "json" };
 import type { AdapterQuery } from "../search-types.ts";
@@ -179,7 +180,9 @@ describe("SQL adapter config schemas", () => {
       expect(JSON.stringify(schema)).to.not.match(/"x-/);
       expect(schema.properties).to.have.keys(Object.keys(siteSchema.$defs[name].properties));
       expect(schema.required).to.deep.equal(siteSchema.$defs[name].required);
-      const validate = new Ajv2020({ strict: true }).compile(schema);
+      const ajv = new Ajv2020({ strict: true });
+      addCustomFormats(ajv);
+      const validate = ajv.compile(schema);
       expect(
         validate({ connectionString: name.startsWith("P") ? "postgres://x" : "mysql://x" }),
       ).to.equal(true);

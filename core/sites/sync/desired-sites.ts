@@ -4,8 +4,7 @@
  * pull and the start-up load begin with.
  */
 import { dirname } from "node:path";
-import type { PluginHost } from "../../host/plugin-host.ts";
-import { listIndustries } from "../yaml/industries.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { resolveReferences } from "../yaml/secret-refs.ts";
 import type { SiteFile, SiteProblem } from "../yaml/site-file.ts";
 import { validateSiteFiles } from "../yaml/validate-sites.ts";
@@ -22,8 +21,8 @@ export interface DesiredSite {
 
 export interface ReadSitesOptions {
   cwd: string;
-  plugins?: PluginHost;
-  industries?: ReadonlySet<string>;
+  /** The rules every file must keep. */
+  rules: SiteRules;
   /** Where `${env:…}` references look; process.env by default. */
   env?: Readonly<Record<string, string | undefined>>;
   /** False for validation that must not need the secrets (pull reads files it only edits). */
@@ -41,8 +40,7 @@ export async function readDesiredSites(
 ): Promise<{ sites: DesiredSite[]; files: SiteFile[]; problems: SiteProblem[] }> {
   const { files } = await validateSiteFiles(paths, {
     cwd: options.cwd,
-    plugins: options.plugins,
-    industries: options.industries ?? listIndustries(),
+    rules: options.rules,
   });
   const sites: DesiredSite[] = [];
   for (const file of files) {

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import type { Logger } from "pino";
-import type { PluginHost } from "../../host/plugin-host.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { operatorPrincipal } from "../../http/principal.ts";
 import type { SiteService } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";
@@ -28,7 +28,7 @@ export async function loadSiteFolder(
   parts: {
     sites: SiteService;
     workspaceId: string;
-    plugins: PluginHost;
+    rules: SiteRules;
     logger: Logger;
     env?: Readonly<Record<string, string | undefined>>;
   },
@@ -46,7 +46,7 @@ export async function loadSiteFolder(
     );
   };
 
-  const read = await readDesiredSites([folder], { cwd, plugins: parts.plugins, env: parts.env });
+  const read = await readDesiredSites([folder], { cwd, rules: parts.rules, env: parts.env });
   read.problems.forEach(skip);
   const target = localTarget(parts.sites, operatorPrincipal(parts.workspaceId, "startup"));
   const plan = await planSync(read.sites, target);

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { stringify } from "yaml";
-import type { PluginHost } from "../../host/plugin-host.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { validateBody } from "../../validation/schema-validator.ts";
 import { diffSites } from "../site-diff.ts";
 import { isSecretPath, MASK, maskSecret } from "../site-secrets.ts";
@@ -27,8 +27,8 @@ export interface PullCommandOptions {
   cwd: string;
   out: (line: string) => void;
   target: SiteTarget;
-  plugins?: PluginHost;
-  industries?: ReadonlySet<string>;
+  /** The rules every file must keep (those of the installation running the command). */
+  rules: SiteRules;
 }
 
 export async function pullCommand(paths: string[], options: PullCommandOptions): Promise<number> {

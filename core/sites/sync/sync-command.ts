@@ -3,7 +3,7 @@
  * field by field, then (sync) apply it. The CLI parses arguments and exits with the code returned.
  */
 import { relative } from "node:path";
-import type { PluginHost } from "../../host/plugin-host.ts";
+import type { SiteRules } from "../site-rules.ts";
 import type { FieldChange } from "../site-diff.ts";
 import { formatProblem, formatProblemSummary, plural } from "../yaml/format-problems.ts";
 import { DEFAULT_SITES_DIR } from "../yaml/validate-command.ts";
@@ -15,8 +15,8 @@ export interface SyncCommandOptions {
   cwd: string;
   out: (line: string) => void;
   target: SiteTarget;
-  plugins?: PluginHost;
-  industries?: ReadonlySet<string>;
+  /** The rules every file must keep (those of the installation running the command). */
+  rules: SiteRules;
   env?: Readonly<Record<string, string | undefined>>;
   /** Delete the target's sites that no file describes. */
   prune?: boolean;

@@ -1,13 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { formatProblem, formatProblemSummary } from "./format-problems.ts";
+import { commandPlugins } from "../../command-plugins.ts";
+import { loadSettings } from "../../settings.ts";
 import { validateCommand } from "./validate-command.ts";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
 async function run(paths: string[]): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const code = await validateCommand(paths, { cwd: repo, out: (line) => lines.push(line) });
+  const { rules } = await commandPlugins(loadSettings({}));
+  const code = await validateCommand(paths, { cwd: repo, out: (line) => lines.push(line), rules });
   return { code, lines };
 }
 
@@ -35,7 +38,7 @@ describe("sitevoice validate", () => {
   it("prints every problem of the broken fixtures and exits 1", async () => {
     const { code, lines } = await run(["test/fixtures/broken-sites"]);
     expect(code).to.equal(1);
-    expect(lines).to.have.length(16);
+    expect(lines).to.have.length(20);
     expect(lines[0]).to.equal(
       "test/fixtures/broken-sites/alias-bomb.yaml:7:10  -  too many YAML aliases (possible alias bomb)",
     );
@@ -43,6 +46,6 @@ describe("sitevoice validate", () => {
       "test/fixtures/broken-sites/plain-http-base-url.yaml:10:5  adapter.config.baseUrl  " +
         "adapter.config.baseUrl must use https:// (plain http is allowed only for localhost and 127.0.0.1)",
     );
-    expect(lines.at(-1)).to.equal("15 problems in 15 files");
+    expect(lines.at(-1)).to.equal("19 problems in 19 files");
   });
 });

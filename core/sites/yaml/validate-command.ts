@@ -2,9 +2,8 @@
  * `sitevoice validate [paths…]`: checks site files and prints every problem, for a terminal or CI.
  * The CLI only parses arguments and exits with the code returned here.
  */
-import type { PluginHost } from "../../host/plugin-host.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { formatProblem, formatProblemSummary, plural } from "./format-problems.ts";
-import { listIndustries } from "./industries.ts";
 import { validateSiteFiles } from "./validate-sites.ts";
 
 export interface ValidateCommandOptions {
@@ -12,10 +11,8 @@ export interface ValidateCommandOptions {
   cwd: string;
   /** Receives each output line (without its newline). */
   out: (line: string) => void;
-  /** Adapter plugins whose types and configs are accepted; only the built-in types without. */
-  plugins?: PluginHost;
-  /** Industries with a template; those of `templates/industries/` by default. */
-  industries?: ReadonlySet<string>;
+  /** The rules every file must keep: the installation's, as the service applies them. */
+  rules: SiteRules;
 }
 
 /** The folder checked when no path is given. */
@@ -33,8 +30,7 @@ export async function validateCommand(
   const targets = paths.length > 0 ? paths : [DEFAULT_SITES_DIR];
   const { files, problems } = await validateSiteFiles(targets, {
     cwd,
-    plugins: options.plugins,
-    industries: options.industries ?? listIndustries(),
+    rules: options.rules,
   });
   for (const problem of problems) out(formatProblem(problem, cwd));
   if (problems.length > 0) {

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { pino } from "pino";
-import { PluginHost } from "../../host/plugin-host.ts";
+import { commandPlugins } from "../../command-plugins.ts";
+import { loadSettings } from "../../settings.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { listIndustries } from "./industries.ts";
 import { validateSiteFiles } from "./validate-sites.ts";
 import type { SiteProblem } from "./site-file.ts";
@@ -18,6 +19,12 @@ const industries = listIndustries();
 const short = ({ path, ...rest }: SiteProblem) => ({ file: basename(path), ...rest });
 
 describe("validateSiteFiles", () => {
+  /** The rules `sitevoice validate` applies on a default installation. */
+  let rules: SiteRules;
+  before(async () => {
+    rules = (await commandPlugins(loadSettings({}))).rules;
+  });
+
   it("finds the industry templates", () => {
     expect([...industries]).to.deep.equal([
       "dental",
@@ -32,7 +39,7 @@ describe("validateSiteFiles", () => {
   });
 
   it("accepts the example sites", async () => {
-    const { files, problems } = await validateSiteFiles([sitesDir], { industries });
+    const { files, problems } = await validateSiteFiles([sitesDir], { rules });
     expect(problems.map(short)).to.deep.equal([]);
     expect(files.map((f) => basename(f.path))).to.deep.equal([
       "bright-smiles-dental.yaml",
@@ -47,7 +54,7 @@ describe("validateSiteFiles", () => {
     let problems: ReturnType<typeof short>[];
 
     before(async () => {
-      problems = (await validateSiteFiles([brokenDir], { industries })).problems.map(short);
+      problems = (await validateSiteFiles([brokenDir], { rules })).problems.map(short);
     });
 
     /** The problems of one fixture, each with a message fragment instead of the whole message. */
@@ -67,7 +74,6 @@ describe("validateSiteFiles", () => {
         "alias-bomb.yaml",
         "bad-domain.yaml",
         "bad-enum.yaml",
-        "collection-field-not-displayed.yaml",
         "duplicate-key.yaml",
         "duplicate-site-id-b.yaml",
         "missing-required-field.yaml",
@@ -75,10 +81,15 @@ describe("validateSiteFiles", () => {
         "not-a-mapping.yaml",
         "not-utf8.yaml",
         "plain-http-base-url.yaml",
+        "port-out-of-range.yaml",
+        "reserved-site-id.yaml",
         "secret-in-plain-field.yaml",
+        "sql-source.yaml",
         "unknown-adapter-type.yaml",
         "unknown-field.yaml",
         "unknown-industry.yaml",
+        "unknown-time-zone.yaml",
+        "unknown-voice.yaml",
       ]);
     });
 
@@ -128,14 +139,53 @@ describe("validateSiteFiles", () => {
       ]);
     });
 
-    it("a collection field that is not a display field, at the list item", () => {
-      expectProblems("collection-field-not-displayed.yaml", [
+    it("a voice the configured provider does not have", () => {
+      expectProblems("unknown-voice.yaml", [
         {
-          line: 16,
-          column: 37,
-          field: "adapter.collections.menu.filterable_fields.1",
-          message: 'field "price" is not in display_fields of collection "menu"',
+          line: 7,
+          column: 1,
+          field: "voice",
+          message: '"bogus" is not a voice of the openai voice provider; use one of alloy, ash,',
         },
+      ]);
+    });
+
+    it("a time zone that is not an IANA zone", () => {
+      expectProblems("unknown-time-zone.yaml", [
+        {
+          line: 6,
+          column: 1,
+          field: "timezone",
+          message: "must be an IANA time-zone name such as Europe/Berlin, or UTC",
+        },
+      ]);
+    });
+
+    it("a port out of range, at the list item", () => {
+      expectProblems("port-out-of-range.yaml", [
+        {
+          line: 8,
+          column: 5,
+          field: "additional_domains.1",
+          message: "an optional :port from 1 to 65535",
+        },
+      ]);
+    });
+
+    it("a SQL collection source that is not a table name", () => {
+      expectProblems("sql-source.yaml", [
+        {
+          line: 13,
+          column: 7,
+          field: "adapter.collections.boards.source",
+          message: "must be a table or view name such as products or catalog.products",
+        },
+      ]);
+    });
+
+    it("a site_id that is a path of the API", () => {
+      expectProblems("reserved-site-id.yaml", [
+        { line: 3, column: 1, field: "site_id", message: "is reserved: it is (or will be) a path" },
       ]);
     });
 
@@ -246,27 +296,27 @@ describe("validateSiteFiles", () => {
           "",
         ].join("\n"),
       );
-      const { problems } = await validateSiteFiles([file], { industries });
+      const { problems } = await validateSiteFiles([file], { rules });
       expect(problems.map(({ line, column, field }) => [line, column, field])).to.deep.equal([
         [1, 1, "business_description"],
         [1, 1, "industry"],
         [3, 1, "domain"],
         [4, 1, "voice"],
         [8, 5, "adapter.config.baseUrl"],
-        [12, 33, "adapter.collections.items.searchable_fields.1"],
       ]);
     });
 
     it("checks an adapter plugin's own config schema", async () => {
-      const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
-      await plugins.loadPackages(["sitevoice-adapter-example"]);
+      const { plugins, rules } = await commandPlugins(
+        loadSettings({ SITEVOICE_PLUGINS: "sitevoice-adapter-example" }),
+      );
       const good = join(dir, "good.yml");
       const bad = join(dir, "bad.yaml");
       const adapter = (config: string) =>
         site(`adapter:\n  type: example\n  config:\n${config}\n  collections: {}\n`);
       await writeFile(good, adapter("    dataset: empty"));
       await writeFile(bad, adapter("    datasett: empty\n    latencyMs: -1"));
-      const { files, problems } = await validateSiteFiles([dir], { industries, plugins });
+      const { files, problems } = await validateSiteFiles([dir], { rules });
       expect(files.map((f) => basename(f.path))).to.deep.equal(["bad.yaml", "good.yml"]);
       expect(problems.map(({ line, column, field }) => [line, column, field])).to.deep.equal([
         [6, 3, "adapter.config.dataset"],
@@ -274,13 +324,13 @@ describe("validateSiteFiles", () => {
         [8, 5, "adapter.config.latencyMs"],
       ]);
       expect(problems[0]?.message).to.equal(
-        'adapter.config.dataset is required (plugin "sitevoice-adapter-example")',
+        'plugin "sitevoice-adapter-example": adapter.config.dataset is required',
       );
       await plugins.close();
     });
 
     it("reports a path that does not exist", async () => {
-      const { problems } = await validateSiteFiles([join(dir, "nope.yaml")], { industries });
+      const { problems } = await validateSiteFiles([join(dir, "nope.yaml")], { rules });
       expect(problems).to.have.length(1);
       expect(problems[0]).to.include({ line: 1, column: 1, field: "" });
       expect(problems[0]?.message).to.equal("cannot read the file: no such file or folder");
@@ -289,7 +339,7 @@ describe("validateSiteFiles", () => {
     it("ignores files that are not YAML and takes relative paths from cwd", async () => {
       await writeFile(join(dir, "notes.txt"), "not a site");
       await writeFile(join(dir, "a.yaml"), site("site_id: aaa\n"));
-      const { files, problems } = await validateSiteFiles(["."], { industries, cwd: dir });
+      const { files, problems } = await validateSiteFiles(["."], { rules, cwd: dir });
       expect(files.map((f) => f.path)).to.deep.equal([join(dir, "a.yaml")]);
       expect(problems).to.deep.equal([]);
     });

@@ -3,23 +3,16 @@
  * line and column. A file passes when it would be accepted as a site by the service, and also
  * breaks none of the rules that only make sense across files or against the installation.
  */
-import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "../adapter-types.ts";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, relative, resolve } from "node:path";
-import { isServiceError } from "../../http/errors.ts";
-import type { FieldError } from "../../validation/schema-validator.ts";
-import { validateBody } from "../../validation/schema-validator.ts";
-import type { PluginHost } from "../../host/plugin-host.ts";
+import type { SiteRules } from "../site-rules.ts";
 import { SchemaVersionError, migrateSiteFile } from "./schema-migrations.ts";
-import { checkReferences } from "./secret-refs.ts";
 import { parseSiteFile, unreadable } from "./site-file.ts";
 import type { SiteFile, SiteProblem } from "./site-file.ts";
 
 export interface ValidateSitesOptions {
-  /** Adapter plugins that may serve `adapter.type` and check its config; none when left out. */
-  plugins?: PluginHost;
-  /** Industries with a prompt template (see listIndustries). */
-  industries: ReadonlySet<string>;
+  /** The rules a site must keep, shared with the service (adapter types, industries, voices). */
+  rules: SiteRules;
   /** Folder that relative paths start from, and that other files are named from in messages. */
   cwd?: string;
 }
@@ -51,7 +44,7 @@ export async function validateSiteFiles(
   const firstFileOfSiteId = new Map<string, string>();
   for (const file of files) {
     if (file.data === undefined) continue;
-    checkFile(file, file.data, options);
+    checkFile(file, file.data, options.rules);
     // A duplicate is reported on the later file, naming the one that has the id first.
     const siteId = file.data.site_id;
     if (typeof siteId !== "string") continue;
@@ -95,8 +88,11 @@ async function readOne(path: string): Promise<SiteFile> {
   }
 }
 
-/** The checks of one file on its own: version, schema, adapter, collections, industry. */
-function checkFile(file: SiteFile, raw: Record<string, unknown>, options: ValidateSitesOptions) {
+/**
+ * The checks of one file on its own: its schema_version, then the rules the service applies to a
+ * site (site-rules.ts), each problem at its line and column.
+ */
+function checkFile(file: SiteFile, raw: Record<string, unknown>, rules: SiteRules) {
   let data: Record<string, unknown>;
   try {
     data = migrateSiteFile(raw);
@@ -108,108 +104,11 @@ function checkFile(file: SiteFile, raw: Record<string, unknown>, options: Valida
     return;
   }
   file.data = data;
-
-  const schemaErrors = schemaProblems(data);
-  for (const { field, message } of schemaErrors) add(file, field, message);
-  const reported = new Set(schemaErrors.map((e) => e.field));
-
-  const adapter = asRecord(data.adapter);
-  if (adapter !== undefined) {
-    if (typeof adapter.type === "string" && !reported.has("adapter.type")) {
-      const problems = adapterProblems(adapter.type, adapter.config, options.plugins);
-      for (const { field, message } of problems) {
-        if (!reported.has(field)) add(file, field, message);
-      }
-    }
-    for (const { field, message } of collectionProblems(adapter.collections)) {
-      add(file, field, message);
-    }
-  }
-
-  // References are checked for their form only; their values exist where the file is synced.
-  for (const { field, message } of checkReferences(data)) add(file, field, message);
-
-  const industry = data.industry;
-  if (typeof industry === "string" && !reported.has("industry")) {
-    if (!options.industries.has(industry)) {
-      const known = [...options.industries].sort().join(", ");
-      add(file, "industry", `no template for industry "${industry}"; known: ${known}`);
-    }
-  }
-}
-
-/** Every problem the `site-create` schema finds (the shape of a site file). */
-function schemaProblems(data: Record<string, unknown>): FieldError[] {
-  try {
-    // validateBody writes defaults into what it checks; the file's data stays as written.
-    validateBody("site-create", structuredClone(data));
-    return [];
-  } catch (error) {
-    if (!isServiceError(error)) throw error;
-    const errors = error.details.errors as FieldError[] | undefined;
-    return errors ?? [{ field: String(error.details.field ?? ""), message: error.message }];
-  }
-}
-
-/**
- * An adapter type must be built in or served by a loaded plugin, whose configSchema then checks
- * the config (as the site service does when a site is saved).
- */
-function adapterProblems(
-  type: string,
-  config: unknown,
-  plugins: PluginHost | undefined,
-): FieldError[] {
-  const plugin = plugins?.find("adapter", type);
-  if (plugins === undefined || plugin === undefined) {
-    if (SCHEMA_ADAPTER_TYPES.includes(type)) return [];
-    const known = knownAdapterTypes(plugins).join(", ");
-    return [
-      {
-        field: "adapter.type",
-        message: `no adapter plugin serves type "${type}"; known: ${known}`,
-      },
-    ];
-  }
-  return plugins.validateConfig("adapter", type, config ?? {}).map((issue) => ({
-    field: `adapter.${issue.field}`,
-    message: `adapter.${issue.field} ${issue.message} (plugin "${plugin.name}")`,
-  }));
-}
-
-/**
- * A field a collection may be searched or filtered on must also be a display field (when any are
- * listed): the assistant cannot talk about a match whose deciding value it never sees.
- */
-function collectionProblems(collections: unknown): FieldError[] {
-  const problems: FieldError[] = [];
-  for (const [name, value] of Object.entries(asRecord(collections) ?? {})) {
-    const collection = asRecord(value);
-    const display = collection?.display_fields;
-    if (!Array.isArray(display) || display.length === 0) continue;
-    for (const list of ["searchable_fields", "filterable_fields"]) {
-      const fields = collection?.[list];
-      if (!Array.isArray(fields)) continue;
-      fields.forEach((field: unknown, index) => {
-        if (typeof field !== "string" || display.includes(field)) return;
-        problems.push({
-          field: `adapter.collections.${name}.${list}.${index}`,
-          message: `field "${field}" is not in display_fields of collection "${name}"`,
-        });
-      });
-    }
-  }
-  return problems;
+  for (const { field, message } of rules.problems("site-create", data)) add(file, field, message);
 }
 
 function add(file: SiteFile, field: string, message: string): void {
   file.problems.push({ path: file.path, ...file.locate(field), field, message });
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 function byPosition(a: SiteProblem, b: SiteProblem): number {

@@ -6,6 +6,7 @@ import type { Knex } from "knex";
 import * as m001 from "./001-accounts.ts";
 import * as m002 from "./002-sites.ts";
 import * as m003 from "./003-widget.ts";
+import * as m004 from "./004-hardening.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "001-accounts": m001,
   "002-sites": m002,
   "003-widget": m003,
+  "004-hardening": m004,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -97,6 +97,29 @@ export class SitesRepo {
     return changed > 0;
   }
 
+  /** Which other sites of the workspace own any of `domains` (stored in lower case). */
+  async domainOwners(
+    workspaceId: string,
+    domains: readonly string[],
+    exceptSiteId?: string,
+  ): Promise<{ domain: string; site_id: string }[]> {
+    if (domains.length === 0) return [];
+    const rows = this.knex("site_domains")
+      .where({ workspace_id: workspaceId })
+      .whereIn("domain", [...domains]);
+    if (exceptSiteId !== undefined) rows.whereNot("site_id", exceptSiteId);
+    return rows.select("domain", "site_id");
+  }
+
+  /** Makes `domains` the site's own (and only those); a domain another site owns fails unique. */
+  async setDomains(siteId: string, workspaceId: string, domains: readonly string[]) {
+    await this.knex("site_domains").where({ site_id: siteId }).delete();
+    if (domains.length === 0) return;
+    await this.knex("site_domains").insert(
+      domains.map((domain) => ({ workspace_id: workspaceId, domain, site_id: siteId })),
+    );
+  }
+
   async delete(siteId: string): Promise<boolean> {
     return (await this.knex("sites").where({ site_id: siteId }).delete()) > 0;
   }

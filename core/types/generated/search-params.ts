@@ -51,5 +51,5 @@ export interface Filter {
   /**
    * A string, number or boolean; for `in`, an array of 1 to 50 of them.
    */
-  value: unknown[] | string | (Scalar | Scalar[]);
+  value: Scalar | Scalar[];
 }
