@@ -1,8 +1,8 @@
 /**
  * The conformance suite for data adapters: the standard SearchParams cases (every operator, free
- * text, sort both ways, limit and totals, an unknown field, a failing backend, introspection),
- * run through the service's own search path against a backend that holds CONFORMANCE_DATASET.
- * The built-in adapters pass it; a third party runs it on theirs:
+ * text, sort both ways and its ties, limit and totals, an unknown field, a failing backend,
+ * introspection), run through the service's own search path against a backend that holds
+ * CONFORMANCE_DATASET. The built-in adapters pass it; a third party runs it on theirs:
  *
  *   import { describeAdapterConformance } from "sitevoice/testing";
  *   describeAdapterConformance("my adapter", async () => ({ adapter, collection, failing }));
