@@ -2,7 +2,8 @@
  * The tests every SQL adapter must pass against a real server, beyond the conformance cases:
  * injection in every value and identifier position, the 10 s deadline enforced on the server,
  * no leaked connection after many cancels or killed connections, the old pool closed on a config
- * change, read-only statements, and no secret in any message. The PostgreSQL and MySQL test files
+ * change, read-only statements, no secret in any message, and ties of a sort in key order (or in
+ * the order of the returned fields, for a view). The PostgreSQL and MySQL test files
  * each describe their server with a SqlTestBackend and call describeSqlAdapterSuite inside a
  * suite whose `before` has created and seeded the database (see `seedStatements`).
  *
