@@ -89,6 +89,43 @@ describe("in-memory search", () => {
     expect(sortBy("desc")).to.deep.equal([1, 4, 3, 2, 5]);
   });
 
+  describe("ties of the sort", () => {
+    /** In the backend's order; 6 and 5 are alike in every returned field, 3 has no name. */
+    const tied = [
+      { id: 1, name: "Pear", rank: 2 },
+      { id: 2, name: "Apple", rank: 1 },
+      { id: 3, rank: 2 },
+      { id: 4, name: "Fig", rank: 2 },
+      { id: 6, name: "Kiwi", rank: 2 },
+      { id: 5, name: "Kiwi", rank: 2 },
+    ];
+    const fields = ["name", "rank"];
+
+    it("orders ties by the returned fields ascending, missing last, then the backend's order", () => {
+      const found = searchInMemory(tied, {
+        ...base,
+        fields,
+        sort: { field: "rank", direction: "asc" },
+      });
+      expect(ids(found.items)).to.deep.equal([2, 4, 6, 5, 1, 3]);
+    });
+
+    it("orders ties by the returned fields ascending in a descending sort too", () => {
+      const found = searchInMemory(tied, {
+        ...base,
+        fields,
+        sort: { field: "rank", direction: "desc" },
+      });
+      expect(ids(found.items)).to.deep.equal([4, 6, 5, 1, 3, 2]);
+    });
+
+    it("keeps the backend's order for a search without a sort", () => {
+      expect(ids(searchInMemory(tied, { ...base, fields }).items)).to.deep.equal([
+        1, 2, 3, 4, 6, 5,
+      ]);
+    });
+  });
+
   it("orders text by locale with digit runs as numbers, and ISO dates as strings", () => {
     expect(compareValues("Item 2", "Item 10")).to.be.below(0);
     expect(compareValues("apple", "Banana")).to.be.below(0);

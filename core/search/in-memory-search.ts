@@ -9,12 +9,15 @@
  * Records come from customers' APIs, so values are loosely typed: a number may arrive as "799.00"
  * (Django's DecimalField does that) and still compares as a number with a number. A record whose
  * field is missing or null matches no filter, not even `neq`, as NULL does in SQL, so all adapters
- * agree.
+ * agree. Ties of a sort are ordered by the returned fields, as the SQL adapters order them by the
+ * key or those fields, so which records make the limit does not depend on the backend's order.
  */
 import type { AdapterQuery, FieldType, Filter } from "./search-types.ts";
 
 export type InMemoryQuery = Pick<AdapterQuery, "text" | "searchFields" | "filters" | "sort"> & {
   limit: number;
+  /** The fields returned; they order ties of the sort (see sortOrder). */
+  fields?: readonly string[];
 };
 
 export interface InMemoryResult<T> {
@@ -37,19 +40,42 @@ export function searchInMemory<T extends object>(
       query.filters.every((filter) => matchesFilter(record, filter)) &&
       (!text || query.searchFields.some((field) => containsText(valueOf(record, field), text))),
   );
-  if (query.sort !== undefined) {
-    const { field, direction } = query.sort;
-    const sign = direction === "desc" ? -1 : 1;
-    // Array.prototype.sort is stable, so equal values keep the backend's order.
-    found.sort((a, b) => {
-      const x = valueOf(a, field);
-      const y = valueOf(b, field);
-      // Missing values go last in either direction: they say nothing about the order asked for.
-      if (isMissing(x) || isMissing(y)) return Number(isMissing(x)) - Number(isMissing(y));
-      return sign * compareValues(x, y);
-    });
-  }
+  // Without a sort the backend's order is kept: it often means something (a menu's order, a
+  // ranking), unlike a SQL table's, which is the order the plan happens to read rows in.
+  if (query.sort !== undefined) found.sort(sortOrder(query.sort, query.fields ?? []));
   return { total: found.length, items: found.slice(0, Math.max(0, query.limit)) };
+}
+
+/**
+ * The order of a sorted search: the sort field in its direction, then, for ties, each returned
+ * field ascending in its listed order, so that the records that make the limit are the same
+ * whatever order the backend sent them in. Records alike in all of these keep the backend's
+ * order (Array.prototype.sort is stable).
+ */
+function sortOrder(
+  sort: NonNullable<AdapterQuery["sort"]>,
+  fields: readonly string[],
+): (a: object, b: object) => number {
+  const terms = [
+    { field: sort.field, sign: sort.direction === "desc" ? -1 : 1 },
+    ...fields.filter((field) => field !== sort.field).map((field) => ({ field, sign: 1 })),
+  ];
+  return (a, b) => {
+    for (const { field, sign } of terms) {
+      const order = compareField(valueOf(a, field), valueOf(b, field), sign);
+      if (order !== 0) return order;
+    }
+    return 0;
+  };
+}
+
+/**
+ * Two values of one field, ascending (`sign` 1) or descending (-1). Missing values go last in
+ * either direction: they say nothing about the order asked for.
+ */
+function compareField(x: unknown, y: unknown, sign: number): number {
+  if (isMissing(x) || isMissing(y)) return Number(isMissing(x)) - Number(isMissing(y));
+  return sign * compareValues(x, y);
 }
 
 /** Whether `record` satisfies one filter. */

@@ -136,11 +136,7 @@ export class MysqlConnector implements SqlConnector {
   }
 
   async columns(relation: readonly string[], signal: AbortSignal): Promise<CatalogColumn[]> {
-    const [schema, table] = relation.length === 2 ? relation : [undefined, relation[0]];
-    const inRelation = (schemaColumn: string) => ({
-      where: `${schemaColumn} = ${schema === undefined ? "DATABASE()" : "?"} AND TABLE_NAME = ?`,
-      params: schema === undefined ? [String(table)] : [schema, String(table)],
-    });
+    const inRelation = (schemaColumn: string) => catalogFilter(relation, schemaColumn);
     const columns = inRelation("TABLE_SCHEMA");
     const rows = await this.select(
       {
@@ -162,6 +158,25 @@ export class MysqlConnector implements SqlConnector {
         : fieldType(String(row.data_type), String(row.column_type));
       return { name, type };
     });
+  }
+
+  /**
+   * The columns of the PRIMARY constraint in key order (ORDINAL_POSITION), of the relation in
+   * the named database or else the connection's (DATABASE()), as the search's FROM resolves it; a
+   * view has none.
+   */
+  async primaryKey(relation: readonly string[], signal: AbortSignal): Promise<string[]> {
+    const { where, params } = catalogFilter(relation, "TABLE_SCHEMA");
+    const rows = await this.select(
+      {
+        sql:
+          "SELECT COLUMN_NAME AS name FROM information_schema.KEY_COLUMN_USAGE" +
+          ` WHERE ${where} AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
+        params,
+      },
+      signal,
+    );
+    return rows.map((row) => String(row.name));
   }
 
   async countsInWindow(signal: AbortSignal): Promise<boolean> {
@@ -324,6 +339,21 @@ interface CorePoolQueues {
   _freeConnections?: { length: number };
   _connectionQueue?: { length: number };
   _closed?: boolean;
+}
+
+/**
+ * The condition on an information_schema table selecting `relation`'s rows: its `schemaColumn`
+ * is the named database, or the connection's (DATABASE()) for a bare table name.
+ */
+function catalogFilter(
+  relation: readonly string[],
+  schemaColumn: string,
+): { where: string; params: string[] } {
+  const [schema, table] = relation.length === 2 ? relation : [undefined, relation[0]];
+  return {
+    where: `${schemaColumn} = ${schema === undefined ? "DATABASE()" : "?"} AND TABLE_NAME = ?`,
+    params: schema === undefined ? [String(table)] : [schema, String(table)],
+  };
 }
 
 function serverInfo(version: string): ServerInfo {

@@ -17,7 +17,7 @@ import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
 import type { Logger } from "pino";
 import pg from "pg";
 import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
-import type { SqlStatement } from "../../core/search/sql/build-search.ts";
+import { relationSql, type SqlStatement } from "../../core/search/sql/build-search.ts";
 import { postgresDialect } from "../../core/search/sql/dialect.ts";
 import {
   SqlAdapterError,
@@ -135,6 +135,25 @@ export class PostgresConnector implements SqlConnector {
       name: String(row.name),
       type: fieldType(String(row.type_name), String(row.category)),
     }));
+  }
+
+  /**
+   * The key's columns in the order of pg_index.indkey (the key's order, not the table's), of the
+   * relation `to_regclass` resolves as the search's FROM does; a view has no pg_index row.
+   */
+  async primaryKey(relation: readonly string[], signal: AbortSignal): Promise<string[]> {
+    const rows = await this.select(
+      {
+        sql:
+          "SELECT a.attname AS name FROM pg_catalog.pg_index i" +
+          " CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)" +
+          " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum" +
+          " WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY k.position",
+        params: [relationSql(this.dialect, relation)],
+      },
+      signal,
+    );
+    return rows.map((row) => String(row.name));
   }
 
   async countsInWindow(): Promise<boolean> {

@@ -2,7 +2,8 @@
  * The tests every SQL adapter must pass against a real server, beyond the conformance cases:
  * injection in every value and identifier position, the 10 s deadline enforced on the server,
  * no leaked connection after many cancels or killed connections, the old pool closed on a config
- * change, read-only statements, and no secret in any message. The PostgreSQL and MySQL test files
+ * change, read-only statements, no secret in any message, and ties of a sort in key order (or in
+ * the order of the returned fields, for a view). The PostgreSQL and MySQL test files
  * each describe their server with a SqlTestBackend and call describeSqlAdapterSuite inside a
  * suite whose `before` has created and seeded the database (see `seedStatements`).
  *
@@ -87,6 +88,102 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; statu
 
 const checked = (collection: CollectionSpec, params: Omit<SearchParams, "collection">) =>
   checkSearch(collection, { collection: collection.name, ...params });
+
+/** A row of the ties table: many share a rating. */
+interface RatedProduct {
+  sku: number;
+  name: string;
+  rating: number;
+}
+
+/**
+ * 40 products rated 1 to 3, in insertion order. `sku`, the primary key, and `name` are two
+ * unrelated permutations of that order (41 is prime), so the order rows were written in, key
+ * order and name order all differ, and a tie left to the database's plan shows.
+ */
+const RATED_PRODUCTS: readonly RatedProduct[] = Array.from({ length: 40 }, (_, index) => ({
+  sku: ((index + 1) * 17) % 41,
+  name: `p${String(((index + 1) * 23) % 41).padStart(2, "0")}`,
+  rating: 1 + ((index + 1) % 3),
+}));
+
+/** A row of the composite-key table: the key is (size, product), the columns' reverse order. */
+interface RatedVariant {
+  product: number;
+  size: string;
+  rating: number;
+}
+
+const SIZES = ["L", "M", "S", "XL"];
+
+/** Six products in four sizes, rated 1 or 2, inserted in a shuffled order (7 and 24 are coprime). */
+const RATED_VARIANTS: readonly RatedVariant[] = Array.from({ length: 24 }, (_, index) => {
+  const slot = (index * 7) % 24;
+  const product = 1 + Math.floor(slot / SIZES.length);
+  const sizeIndex = slot % SIZES.length;
+  return { product, size: SIZES[sizeIndex] as string, rating: 1 + ((product + sizeIndex) % 2) };
+});
+
+/** The ties tables, a keyless view over one, and an index that scans in name order. */
+const TIES_SCHEMA = [
+  "CREATE TABLE rated_products (name varchar(40) NOT NULL, rating integer NOT NULL," +
+    " sku integer NOT NULL, PRIMARY KEY (sku))",
+  // A covering index in name order: MariaDB reads an unsorted search from it, not in key order.
+  "CREATE INDEX rated_products_by_name ON rated_products (name, rating)",
+  "INSERT INTO rated_products (name, rating, sku) VALUES " +
+    RATED_PRODUCTS.map((p) => `('${p.name}', ${p.rating}, ${p.sku})`).join(", "),
+  "CREATE VIEW rated_products_view AS SELECT name, rating FROM rated_products",
+  "CREATE TABLE rated_variants (product integer NOT NULL, size varchar(8) NOT NULL," +
+    " rating integer NOT NULL, PRIMARY KEY (size, product))",
+  "INSERT INTO rated_variants (product, size, rating) VALUES " +
+    RATED_VARIANTS.map((v) => `(${v.product}, '${v.size}', ${v.rating})`).join(", "),
+];
+
+/** A collection over the ties tables, returning `fields`. */
+const tiesCollection = (source: string, fields: string[]): CollectionSpec => ({
+  name: "rated",
+  source,
+  searchable_fields: [],
+  filterable_fields: ["rating"],
+  display_fields: fields,
+});
+
+/** Orders by each comparison in turn, the first that tells two rows apart wins. */
+const by =
+  <T>(...comparisons: ((a: T, b: T) => number)[]) =>
+  (a: T, b: T): number => {
+    for (const compare of comparisons) {
+      const order = compare(a, b);
+      if (order !== 0) return order;
+    }
+    return 0;
+  };
+
+const ascending =
+  <T>(value: (row: T) => number | string) =>
+  (a: T, b: T): number => {
+    const x = value(a);
+    const y = value(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+
+const descending =
+  <T>(value: (row: T) => number | string) =>
+  (a: T, b: T): number =>
+    ascending(value)(b, a);
+
+/** The first `limit` rows in `order`, with only `fields`, as the adapter should return them. */
+function expectedItems<T extends object>(
+  rows: readonly T[],
+  order: (a: T, b: T) => number,
+  fields: (keyof T)[],
+  limit: number,
+): Record<string, unknown>[] {
+  return [...rows]
+    .sort(order)
+    .slice(0, limit)
+    .map((row) => Object.fromEntries(fields.map((field) => [field, row[field]])));
+}
 
 /**
  * Declares the suite in its own `describe`, so that its adapters are closed (its `after`) before
@@ -322,6 +419,81 @@ function suite(backend: SqlTestBackend): void {
       });
       const after = await closing.search(products, checked(products, {}), { signal: never() });
       expect(after).to.deep.include({ success: false });
+    });
+  });
+
+  describe("ties in a stable order", () => {
+    const ratedProducts = tiesCollection("rated_products", ["name", "rating"]);
+    const view = tiesCollection("rated_products_view", ["name", "rating"]);
+    const variants = tiesCollection("rated_variants", ["product", "size", "rating"]);
+    const sku = ascending((p: RatedProduct) => p.sku);
+
+    before(async () => {
+      for (const sql of TIES_SCHEMA) await backend.admin(sql);
+    });
+
+    /** The items of a search, or a failure naming the adapter's error. */
+    async function items(
+      collection: CollectionSpec,
+      params: Omit<SearchParams, "collection">,
+    ): Promise<Record<string, unknown>[]> {
+      const query = checked(collection, params);
+      const result = await adapter.search(collection, query, { signal: never() });
+      if (!result.success) return expect.fail(result.error);
+      return result.items;
+    }
+
+    it("sorted by rating ascending with limit 7: ties in key order, the same on every call", async () => {
+      const rating = ascending((p: RatedProduct) => p.rating);
+      const expected = expectedItems(RATED_PRODUCTS, by(rating, sku), ["name", "rating"], 7);
+      const params = { sort_by: "rating", sort_direction: "asc" as const, limit: 7 };
+      for (const call of [1, 2, 3]) {
+        expect(await items(ratedProducts, params), `call ${call}`).to.deep.equal(expected);
+      }
+    });
+
+    it("sorted by rating descending with limit 7: ties in key order, the same on every call", async () => {
+      const rating = descending((p: RatedProduct) => p.rating);
+      const expected = expectedItems(RATED_PRODUCTS, by(rating, sku), ["name", "rating"], 7);
+      const params = { sort_by: "rating", sort_direction: "desc" as const, limit: 7 };
+      for (const call of [1, 2, 3]) {
+        expect(await items(ratedProducts, params), `call ${call}`).to.deep.equal(expected);
+      }
+    });
+
+    it("orders ties by the key of a schema-qualified source", async () => {
+      // The schema (a database, on MySQL) the test tables were made in.
+      const [row] = await backend.admin(
+        "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'rated_products'",
+      );
+      const qualified = tiesCollection(`${String(row?.s)}.rated_products`, ["name", "rating"]);
+      const rating = ascending((p: RatedProduct) => p.rating);
+      const expected = expectedItems(RATED_PRODUCTS, by(rating, sku), ["name", "rating"], 7);
+      expect(await items(qualified, { sort_by: "rating", limit: 7 })).to.deep.equal(expected);
+    });
+
+    it("orders ties by every column of a composite key, in key order", async () => {
+      const order = by(
+        ascending((v: RatedVariant) => v.rating),
+        ascending((v) => v.size),
+        ascending((v) => v.product),
+      );
+      const expected = expectedItems(RATED_VARIANTS, order, ["product", "size", "rating"], 7);
+      expect(await items(variants, { sort_by: "rating", limit: 7 })).to.deep.equal(expected);
+    });
+
+    it("orders ties on a view without a key by the returned fields, in their order", async () => {
+      const order = by(
+        ascending((p: RatedProduct) => p.rating),
+        ascending((p) => p.name),
+      );
+      const expected = expectedItems(RATED_PRODUCTS, order, ["name", "rating"], 7);
+      expect(await items(view, { sort_by: "rating", limit: 7 })).to.deep.equal(expected);
+    });
+
+    it("orders a search without sort_by by the key", async () => {
+      const expected = expectedItems(RATED_PRODUCTS, sku, ["name", "rating"], 7);
+      expect(await items(ratedProducts, { limit: 7 })).to.deep.equal(expected);
     });
   });
 

@@ -1,8 +1,8 @@
 /**
  * The conformance suite for data adapters: the standard SearchParams cases (every operator, free
- * text, sort both ways, limit and totals, an unknown field, a failing backend, introspection),
- * run through the service's own search path against a backend that holds CONFORMANCE_DATASET.
- * The built-in adapters pass it; a third party runs it on theirs:
+ * text, sort both ways and its ties, limit and totals, an unknown field, a failing backend,
+ * introspection), run through the service's own search path against a backend that holds
+ * CONFORMANCE_DATASET. The built-in adapters pass it; a third party runs it on theirs:
  *
  *   import { describeAdapterConformance } from "sitevoice/testing";
  *   describeAdapterConformance("my adapter", async () => ({ adapter, collection, failing }));
@@ -218,6 +218,18 @@ export function adapterConformanceCases(): ConformanceCase[] {
       [10, 6],
       4,
     ),
+    {
+      title: "a sort with ties cut by the limit answers a prefix of the longer search, every time",
+      async run(subject) {
+        // Four blue products: a limit of 3 cuts through the tie, so only a tie-break makes the
+        // shorter answer agree with the longer one, and with itself on the next call.
+        const longer = ids(await search(subject, { sort_by: "color", limit: 10 }));
+        for (const call of [1, 2, 3]) {
+          const shorter = ids(await search(subject, { sort_by: "color", limit: 3 }));
+          assert.deepEqual(shorter, longer.slice(0, 3), `call ${call}: the first 3 ids`);
+        }
+      },
+    },
     {
       title: "an unknown field is refused before the backend is asked",
       async run(subject) {

@@ -80,14 +80,14 @@ describe("SQL search builder", () => {
         sort: { field: "price", direction: "desc" },
         limit: 3,
       }),
-      { windowCount: true },
+      { windowCount: true, primaryKey: ["id"] },
     );
     expect(statement).to.deep.equal({
       sql:
         'SELECT "id", "name", COUNT(*) OVER () AS "sitevoice_total" FROM "shop"."products"' +
         ` WHERE (CAST("name" AS text) ILIKE $1 ESCAPE '!' OR CAST("description" AS text) ILIKE $2 ESCAPE '!')` +
         ` AND "price" < $3 AND "color" IN ($4, $5) AND CAST("category" AS text) ILIKE $6 ESCAPE '!'` +
-        ` AND "in_stock" = $7 ORDER BY "price" DESC NULLS LAST LIMIT 3`,
+        ` AND "in_stock" = $7 ORDER BY "price" DESC NULLS LAST, "id" ASC LIMIT 3`,
       params: ["%blue%", "%blue%", 800, "blue", "grey", "%TAB%", true],
       totalColumn: "sitevoice_total",
     });
@@ -102,24 +102,88 @@ describe("SQL search builder", () => {
         filters: [{ field: "released_on", operator: "gte", value: "2024-01-01" }],
         sort: { field: "price", direction: "asc" },
       }),
-      { windowCount: true },
+      { windowCount: true, primaryKey: ["id"] },
     );
     expect(statement).to.deep.equal({
       sql:
         "SELECT `id`, `name`, COUNT(*) OVER () AS `sitevoice_total` FROM `products`" +
         " WHERE (LOWER(`name`) LIKE LOWER(?) ESCAPE '!' OR LOWER(`description`) LIKE LOWER(?) ESCAPE '!')" +
-        " AND `released_on` >= ? ORDER BY (`price` IS NULL), `price` ASC LIMIT 10",
+        " AND `released_on` >= ? ORDER BY (`price` IS NULL), `price` ASC, `id` ASC LIMIT 10",
       params: ["%blue%", "%blue%", "2024-01-01"],
       totalColumn: "sitevoice_total",
     });
   });
 
+  describe("ORDER BY: ties in a stable order", () => {
+    it("orders ties by the primary key, ascending, after the requested sort", () => {
+      const statement = searchStatement(
+        postgresDialect,
+        ["products"],
+        query({ sort: { field: "rating", direction: "desc" }, limit: 7 }),
+        { windowCount: false, primaryKey: ["sku"] },
+      );
+      expect(statement.sql).to.equal(
+        'SELECT "id", "name" FROM "products" ORDER BY "rating" DESC NULLS LAST, "sku" ASC LIMIT 7',
+      );
+    });
+
+    it("quotes every column of a composite key from the catalog, in key order", () => {
+      const statement = searchStatement(
+        mysqlDialect,
+        ["products"],
+        query({ sort: { field: "rating", direction: "asc" } }),
+        { windowCount: false, primaryKey: ["size", "odd`name"] },
+      );
+      expect(statement.sql).to.equal(
+        "SELECT `id`, `name` FROM `products`" +
+          " ORDER BY (`rating` IS NULL), `rating` ASC, `size` ASC, `odd``name` ASC LIMIT 10",
+      );
+    });
+
+    it("orders ties by the returned fields, NULLs last, where the relation has no key", () => {
+      const statement = searchStatement(
+        mysqlDialect,
+        ["products_view"],
+        query({ fields: ["name", "rating"], sort: { field: "rating", direction: "desc" } }),
+        { windowCount: false, primaryKey: [] },
+      );
+      expect(statement.sql).to.equal(
+        "SELECT `name`, `rating` FROM `products_view`" +
+          " ORDER BY (`rating` IS NULL), `rating` DESC, (`name` IS NULL), `name` ASC LIMIT 10",
+      );
+    });
+
+    it("orders a search without a sort by the primary key", () => {
+      const statement = searchStatement(postgresDialect, ["products"], query(), {
+        windowCount: false,
+        primaryKey: ["sku"],
+      });
+      expect(statement.sql).to.equal(
+        'SELECT "id", "name" FROM "products" ORDER BY "sku" ASC LIMIT 10',
+      );
+    });
+
+    it("orders a search without a sort or a key by the returned fields", () => {
+      const statement = searchStatement(postgresDialect, ["products_view"], query(), {
+        windowCount: false,
+        primaryKey: [],
+      });
+      expect(statement.sql).to.equal(
+        'SELECT "id", "name" FROM "products_view"' +
+          ' ORDER BY "id" ASC NULLS LAST, "name" ASC NULLS LAST LIMIT 10',
+      );
+    });
+  });
+
   it("counts in a statement of its own where the server has no window functions", () => {
     const q = query({ filters: [{ field: "color", operator: "neq", value: "red" }] });
-    const statement = searchStatement(mysqlDialect, ["products"], q, { windowCount: false });
+    const statement = searchStatement(mysqlDialect, ["products"], q, {
+      windowCount: false,
+      primaryKey: ["id"],
+    });
     expect(statement.totalColumn).to.equal(undefined);
     expect(statement.sql).to.equal(
-      "SELECT `id`, `name` FROM `products` WHERE `color` <> ? LIMIT 10",
+      "SELECT `id`, `name` FROM `products` WHERE `color` <> ? ORDER BY `id` ASC LIMIT 10",
     );
     expect(countStatement(mysqlDialect, ["products"], q)).to.deep.equal({
       sql: "SELECT COUNT(*) AS `total` FROM `products` WHERE `color` <> ?",
@@ -132,7 +196,7 @@ describe("SQL search builder", () => {
       postgresDialect,
       ["t"],
       query({ fields: ["sitevoice_total", "_sitevoice_total"] }),
-      { windowCount: true },
+      { windowCount: true, primaryKey: [] },
     );
     expect(statement.totalColumn).to.equal("__sitevoice_total");
   });
@@ -142,14 +206,16 @@ describe("SQL search builder", () => {
       postgresDialect,
       ["t"],
       query({ text: "x", searchFields: [], filters: [{ field: "a", operator: "in", value: [] }] }),
-      { windowCount: false },
+      { windowCount: false, primaryKey: ["id"] },
     );
-    expect(statement.sql).to.equal('SELECT "id", "name" FROM "t" WHERE FALSE AND FALSE LIMIT 10');
+    expect(statement.sql).to.equal(
+      'SELECT "id", "name" FROM "t" WHERE FALSE AND FALSE ORDER BY "id" ASC LIMIT 10',
+    );
   });
 
   it("refuses values and limits a checked query never has", () => {
     const build = (q: AdapterQuery) =>
-      searchStatement(postgresDialect, ["t"], q, { windowCount: true });
+      searchStatement(postgresDialect, ["t"], q, { windowCount: true, primaryKey: ["id"] });
     for (const limit of [0, 11, 1.5, Number.NaN]) refusedBy(() => build(query({ limit })));
     for (const value of [null, { a: 1 }, Number.POSITIVE_INFINITY, ["x"]]) {
       refusedBy(() => build(query({ filters: [{ field: "a", operator: "eq", value } as never] })));

@@ -145,17 +145,65 @@ function checkLimit(limit: unknown): number {
   throw SqlAdapterError.refused(`limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
 }
 
+/** How a search statement is built for one server and relation. */
+export interface SearchStatementOptions {
+  /** Whether the server has window functions, for the total in the same statement. */
+  windowCount: boolean;
+  /**
+   * The relation's primary key columns from the catalog, in key order; empty for a view or a
+   * table without one. They order ties (see orderBySql).
+   */
+  primaryKey: readonly string[];
+}
+
 /**
- * The SELECT of a search: `query.fields` only, the matches of its text and filters, sorted, at
- * most `limit` rows. With `windowCount` (PostgreSQL, MariaDB 10.2+, MySQL 8) it also carries the
- * total in `totalColumn`, so items and total come in one round trip; a window function is
- * computed before LIMIT, so it counts every match.
+ * The ORDER BY clause of a search (with its keyword): the requested sort, then a tie-break, so
+ * that rows equal in the sorted field come in one order on every server and every call rather than
+ * in whatever order the plan reads them (which differs between PostgreSQL and MariaDB, between a
+ * LIMIT of 3 and of 10, and after an UPDATE moves a row). The tie-break is the primary key,
+ * ascending: unique, NOT NULL, and usually indexed. A relation without one is ordered by every
+ * returned field, ascending with NULLs last like the requested sort; rows alike in all of them
+ * are alike to the caller too. A search without a sort is ordered by the tie-break alone.
+ */
+function orderBySql(
+  dialect: SqlDialect,
+  query: AdapterQuery,
+  fields: readonly string[],
+  primaryKey: readonly string[],
+): string {
+  const terms: string[] = [];
+  const sorted = query.sort?.field;
+  if (query.sort !== undefined) {
+    const { field, direction } = query.sort;
+    if (direction !== "asc" && direction !== "desc") {
+      throw SqlAdapterError.refused(`sort direction must be asc or desc`);
+    }
+    terms.push(dialect.orderBy(dialect.quoteIdentifier(field), direction));
+  }
+  // Ordering again by the sorted field would break no tie: its tied rows are equal in it.
+  if (primaryKey.length > 0) {
+    for (const column of primaryKey.filter((name) => name !== sorted)) {
+      terms.push(`${dialect.quoteIdentifier(column)} ASC`);
+    }
+  } else {
+    for (const field of fields.filter((name) => name !== sorted)) {
+      terms.push(dialect.orderBy(dialect.quoteIdentifier(field), "asc"));
+    }
+  }
+  return terms.length === 0 ? "" : ` ORDER BY ${terms.join(", ")}`;
+}
+
+/**
+ * The SELECT of a search: `query.fields` only, the matches of its text and filters, sorted with
+ * ties broken (see orderBySql), at most `limit` rows. With `windowCount` (PostgreSQL, MariaDB
+ * 10.2+, MySQL 8) it also carries the total in `totalColumn`, so items and total come in one
+ * round trip; a window function is computed before LIMIT, so it counts every match.
  */
 export function searchStatement(
   dialect: SqlDialect,
   relation: readonly string[],
   query: AdapterQuery,
-  options: { windowCount: boolean },
+  options: SearchStatementOptions,
 ): SearchStatement {
   const fields = [...new Set(query.fields)];
   if (fields.length === 0) throw SqlAdapterError.refused("the query names no fields to return");
@@ -168,13 +216,7 @@ export function searchStatement(
   }
   let sql = `SELECT ${columns.join(", ")} FROM ${relationSql(dialect, relation)}`;
   sql += whereSql(dialect, query, bindings);
-  if (query.sort !== undefined) {
-    const { field, direction } = query.sort;
-    if (direction !== "asc" && direction !== "desc") {
-      throw SqlAdapterError.refused(`sort direction must be asc or desc`);
-    }
-    sql += ` ORDER BY ${dialect.orderBy(dialect.quoteIdentifier(field), direction)}`;
-  }
+  sql += orderBySql(dialect, query, fields, options.primaryKey);
   // A checked whole number, so written as is: drivers differ on binding LIMIT.
   sql += ` LIMIT ${limit}`;
   return { sql, params: bindings.values, totalColumn };

@@ -23,7 +23,7 @@ import {
   type SqlValue,
 } from "./build-search.ts";
 import type { SqlDialect } from "./dialect.ts";
-import { SqlAdapterError } from "./errors.ts";
+import { SqlAdapterError, untilAborted } from "./errors.ts";
 
 /** A row as the connector returns it: values already converted to JSON-friendly types. */
 export type SqlRow = Record<string, unknown>;
@@ -57,6 +57,12 @@ export interface SqlConnector {
   select(statement: SqlStatement, signal: AbortSignal): Promise<SqlRow[]>;
   /** The columns of a relation, in table order; empty when it does not exist. */
   columns(relation: readonly string[], signal: AbortSignal): Promise<CatalogColumn[]>;
+  /**
+   * The columns of a relation's PRIMARY KEY from the catalog, in key order, the relation resolved
+   * as a search's FROM resolves it; empty for a view, a table without one, or no such relation.
+   * Searches order ties by them.
+   */
+  primaryKey(relation: readonly string[], signal: AbortSignal): Promise<string[]>;
   /** Whether the server has window functions (for the total in the same statement). */
   countsInWindow(signal: AbortSignal): Promise<boolean>;
   stats(): PoolStats;
@@ -71,6 +77,12 @@ export class SqlAdapter implements DataAdapter {
   readonly #connector: SqlConnector;
   /** Aborts every call in flight when the adapter closes. */
   readonly #closing = new AbortController();
+  /**
+   * Each searched relation's primary key lookup, by relation. Asked once per adapter, that is
+   * per site config: a table's key does not change under a running site, and the catalog need
+   * not be asked on every search. A failed lookup is dropped, so the next search asks again.
+   */
+  readonly #primaryKeys = new Map<string, Promise<string[]>>();
 
   constructor(connector: SqlConnector) {
     this.#connector = connector;
@@ -86,7 +98,8 @@ export class SqlAdapter implements DataAdapter {
         const { dialect } = this.#connector;
         const relation = parseSource(collection.source, this.#connector.defaultSchema);
         const windowCount = await this.#connector.countsInWindow(linked);
-        const statement = searchStatement(dialect, relation, query, { windowCount });
+        const primaryKey = await this.#primaryKey(relation, linked);
+        const statement = searchStatement(dialect, relation, query, { windowCount, primaryKey });
         const rows = await this.#connector.select(statement, linked);
         const { totalColumn } = statement;
         let total: number;
@@ -179,6 +192,25 @@ export class SqlAdapter implements DataAdapter {
   async close(): Promise<void> {
     if (!this.#closing.signal.aborted) this.#closing.abort(SqlAdapterError.closed());
     await this.#connector.close();
+  }
+
+  /**
+   * The primary key of `relation`, from the cache or the catalog. The lookup runs under the
+   * adapter's own signal, not the caller's: other searches may be waiting on it, and one caller
+   * giving up must not fail theirs. The caller stops waiting when its signal aborts.
+   */
+  #primaryKey(relation: readonly string[], signal: AbortSignal): Promise<string[]> {
+    const name = JSON.stringify(relation);
+    let lookup = this.#primaryKeys.get(name);
+    if (lookup === undefined) {
+      const asked = this.#connector.primaryKey(relation, this.#closing.signal);
+      asked.catch(() => {
+        if (this.#primaryKeys.get(name) === asked) this.#primaryKeys.delete(name);
+      });
+      this.#primaryKeys.set(name, asked);
+      lookup = asked;
+    }
+    return untilAborted(lookup, signal);
   }
 
   /** Runs `work` with a signal that aborts with the caller's or when the adapter closes. */
