@@ -1,0 +1,230 @@
+/**
+ * The edges of HTTP that no route handler sees: bodies whose Content-Encoding or charset the
+ * service cannot read, parser failures, OPTIONS, a method a path does not serve, and requests
+ * Node's HTTP parser refuses before Express runs. Every answer must be the envelope, never a 500
+ * and never a low-level message.
+ */
+import zlib from "node:zlib";
+import { expect } from "chai";
+import request from "supertest";
+import type { Response } from "supertest";
+import { operatorPrincipal } from "../core/http/principal.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+import { startTestService, type TestService } from "./helpers/test-service.ts";
+
+const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+const SITE = "edge-shop";
+const ORIGIN = "https://edge-shop.example";
+
+/** Text a parser, zlib or Node writes in its own words; none of it may reach a client. */
+const LOW_LEVEL =
+  /incorrect header check|unexpected token|unexpected end|invalid stored block|unknown compression method|decompression failed|Z_[A-Z_]+_ERROR|ERR_[A-Z_]+|HPE_[A-Z_]+|failed to decode param|JSON at position|zlib/i;
+
+const newSite = (siteId: string) => ({
+  site_id: siteId,
+  business_name: "Edge Shop",
+  business_description: "Things at the edge",
+  domain: `${siteId}.example`,
+});
+
+/** The envelope of an error: status, JSON, `success: false`, the code, a request id, nothing low-level. */
+function expectErrorEnvelope(res: Response, status: number, code: string) {
+  expect(res.status, res.text).to.equal(status);
+  expect(res.headers["content-type"]).to.match(/^application\/json/);
+  expect(res.body.success).to.equal(false);
+  expect(res.body.error.code).to.equal(code);
+  expect(res.body.meta.request_id).to.match(/^req_/);
+  expect(res.headers["x-request-id"]).to.equal(res.body.meta.request_id);
+  expect(res.text).not.to.match(LOW_LEVEL);
+}
+
+/** One route family that reads a body, with a body it would accept. */
+interface BodyRoute {
+  title: string;
+  method: "post" | "patch" | "put";
+  path: string;
+  contentType: string;
+  body: string;
+  /** Sends the API key (the parser runs before the key check, so either way the body is read). */
+  keyed: boolean;
+}
+
+const BODY_ROUTES: BodyRoute[] = [
+  {
+    title: "POST /v1/sites",
+    method: "post",
+    path: "/v1/sites",
+    contentType: "application/json",
+    body: JSON.stringify(newSite("edge-created")),
+    keyed: true,
+  },
+  {
+    title: "PATCH /v1/sites/:id",
+    method: "patch",
+    path: `/v1/sites/${SITE}`,
+    contentType: "application/json",
+    body: JSON.stringify({ business_name: "Edge Shop 2" }),
+    keyed: true,
+  },
+  {
+    title: "PUT /v1/sites/:id (JSON)",
+    method: "put",
+    path: `/v1/sites/${SITE}`,
+    contentType: "application/json",
+    body: JSON.stringify(newSite(SITE)),
+    keyed: true,
+  },
+  {
+    title: "PUT /v1/sites/:id (YAML)",
+    method: "put",
+    path: `/v1/sites/${SITE}`,
+    contentType: "application/yaml",
+    body: `business_name: Edge Shop\nbusiness_description: Things\ndomain: ${SITE}.example\n`,
+    keyed: true,
+  },
+  {
+    title: "POST /v1/:siteId/token",
+    method: "post",
+    path: `/v1/${SITE}/token`,
+    contentType: "application/json",
+    body: JSON.stringify({ page_url: `${ORIGIN}/` }),
+    keyed: false,
+  },
+  {
+    title: "POST /v1/:siteId/query (raw body)",
+    method: "post",
+    path: `/v1/${SITE}/query`,
+    contentType: "application/json",
+    body: JSON.stringify({ collection: "products", query: "sofa" }),
+    keyed: true,
+  },
+  {
+    title: "PATCH /v1/public/leads/:id",
+    method: "patch",
+    path: "/v1/public/leads/lead_01jd0000000000000000000000",
+    contentType: "application/json",
+    body: JSON.stringify({ status: "contacted" }),
+    keyed: true,
+  },
+];
+
+describe("HTTP edges: every answer is the envelope", function () {
+  let database: TestDatabase | undefined;
+  let service: TestService;
+  let auth: { Authorization: string };
+
+  /** `route`'s request with `body` sent as is, under the given Content-Encoding. */
+  const send = (
+    route: BodyRoute,
+    body: string | Buffer,
+    encoding?: string,
+    contentType?: string,
+  ) => {
+    const agent = request(service.server);
+    let req = agent[route.method](route.path)
+      .set("Origin", ORIGIN)
+      .set("Content-Type", contentType ?? route.contentType);
+    if (route.keyed) req = req.set(auth);
+    if (encoding !== undefined) req = req.set("Content-Encoding", encoding);
+    // superagent would JSON-serialize a Buffer under a JSON Content-Type; send the bytes as they are.
+    if (Buffer.isBuffer(body)) req = req.serialize((bytes: unknown) => bytes as string);
+    return req.send(body);
+  };
+
+  before(async function () {
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    service = await startTestService(database.url);
+    const workspaceId = await service.workspace();
+    auth = { Authorization: `Bearer ${await service.key(workspaceId)}` };
+    await service.sites.create(operatorPrincipal(workspaceId, "test"), newSite(SITE));
+  });
+  after(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  describe("Content-Encoding", () => {
+    for (const route of BODY_ROUTES) {
+      for (const encoding of ["gzip", "deflate", "br"]) {
+        it(`400 invalid_request for a body that is not ${encoding} on ${route.title}`, async () => {
+          const res = await send(route, route.body, encoding);
+          expectErrorEnvelope(res, 400, "invalid_request");
+          expect(res.body.error.details.field).to.equal("body");
+          expect(res.body.error.message).to.include(`could not be decoded as ${encoding}`);
+        });
+      }
+
+      it(`415 unsupported_media_type for Content-Encoding compress on ${route.title}`, async () => {
+        const res = await send(route, route.body, "compress");
+        expectErrorEnvelope(res, 415, "unsupported_media_type");
+        expect(res.body.error.message).to.include("compress");
+      });
+    }
+
+    it("415 unsupported_media_type for an encoding nobody knows (x-squash)", async () => {
+      const res = await send(BODY_ROUTES[0]!, BODY_ROUTES[0]!.body, "x-squash");
+      expectErrorEnvelope(res, 415, "unsupported_media_type");
+    });
+
+    // Node.js 20 has no zstd; where the runtime has it, body-parser decodes it like gzip.
+    const zstdReadable = "createZstdDecompress" in zlib;
+    it(`${zstdReadable ? 400 : 415} for Content-Encoding zstd on this Node.js`, async () => {
+      const res = await send(BODY_ROUTES[0]!, BODY_ROUTES[0]!.body, "zstd");
+      if (zstdReadable) expectErrorEnvelope(res, 400, "invalid_request");
+      else expectErrorEnvelope(res, 415, "unsupported_media_type");
+    });
+
+    it("a body that really is gzip-compressed JSON still creates a site", async () => {
+      const body = zlib.gzipSync(Buffer.from(JSON.stringify(newSite("edge-gzipped"))));
+      const res = await send(BODY_ROUTES[0]!, body, "gzip").expect(201);
+      expect(res.body.success).to.equal(true);
+      expect(res.body.data.site_id).to.equal("edge-gzipped");
+    });
+
+    it("a body that really is br-compressed YAML still replaces a site", async () => {
+      const yaml = BODY_ROUTES.find((r) => r.contentType === "application/yaml")!;
+      const res = await send(yaml, zlib.brotliCompressSync(Buffer.from(yaml.body)), "br");
+      expect(res.status, res.text).to.be.oneOf([200, 201]);
+      expect(res.body.data.site_id).to.equal(SITE);
+    });
+  });
+
+  describe("charset", () => {
+    it("415 unsupported_media_type for a JSON body in a charset nobody reads", async () => {
+      const res = await send(
+        BODY_ROUTES[0]!,
+        BODY_ROUTES[0]!.body,
+        undefined,
+        "application/json; charset=klingon",
+      );
+      expectErrorEnvelope(res, 415, "unsupported_media_type");
+      expect(res.body.error.message).to.include("klingon");
+    });
+
+    it("415 unsupported_media_type for a YAML body in a charset nobody reads", async () => {
+      const yaml = BODY_ROUTES.find((r) => r.contentType === "application/yaml")!;
+      const res = await send(yaml, yaml.body, undefined, "application/yaml; charset=klingon");
+      expectErrorEnvelope(res, 415, "unsupported_media_type");
+    });
+  });
+
+  describe("parser and router messages stay inside", () => {
+    it("malformed JSON is 400 with details.field body and no parser message", async () => {
+      const res = await send(BODY_ROUTES[0]!, '{"business_name": "Edge", ');
+      expectErrorEnvelope(res, 400, "invalid_request");
+      expect(res.body.error.details).to.deep.equal({ field: "body" });
+    });
+
+    it("a path that does not decode is 400 without the router's message", async () => {
+      const res = await request(service.server).get("/v1/sites/%ZZ").set(auth);
+      expectErrorEnvelope(res, 400, "invalid_request");
+      expect(res.body.error.details).to.deep.equal({ field: "path" });
+    });
+  });
+});
