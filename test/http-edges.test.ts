@@ -227,4 +227,77 @@ describe("HTTP edges: every answer is the envelope", function () {
       expect(res.body.error.details).to.deep.equal({ field: "path" });
     });
   });
+
+  describe("OPTIONS", () => {
+    const cases: [path: string, allow: string[]][] = [
+      ["/v1/sites", ["GET", "HEAD", "POST"]],
+      [`/v1/sites/${SITE}`, ["DELETE", "GET", "HEAD", "PATCH", "PUT"]],
+      [`/v1/sites/${SITE}/versions/1/restore`, ["POST"]],
+      ["/v1/health", ["GET", "HEAD"]],
+      ["/v1/leads", ["GET", "HEAD"]],
+      ["/v1/public/leads/lead_x", ["PATCH"]],
+    ];
+    for (const [path, allow] of cases) {
+      it(`OPTIONS ${path} is 200 in the envelope with allow ${allow.join(", ")}`, async () => {
+        const res = await request(service.server).options(path);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.headers["content-type"]).to.match(/^application\/json/);
+        expect(res.body.success).to.equal(true);
+        expect(res.body.data).to.deep.equal({ allow });
+        expect(res.body.meta.request_id).to.match(/^req_/);
+        expect(res.headers["x-request-id"]).to.equal(res.body.meta.request_id);
+        expect(res.headers.allow).to.equal(allow.join(", "));
+      });
+    }
+
+    it("OPTIONS on an unknown path is 404 not_found", async () => {
+      const res = await request(service.server).options("/v1/nothing/here/at-all");
+      expectErrorEnvelope(res, 404, "not_found");
+    });
+
+    it("the widget's own preflight still answers 204 with CORS for the site's origin", async () => {
+      const res = await request(service.server)
+        .options(`/v1/${SITE}/token`)
+        .set("Origin", ORIGIN)
+        .set("Access-Control-Request-Method", "POST")
+        .expect(204);
+      expect(res.headers["access-control-allow-origin"]).to.equal(ORIGIN);
+      expect(res.headers["access-control-allow-methods"]).to.equal("POST");
+    });
+
+    it("the widget's preflight from a foreign origin is still 403 origin_not_allowed", async () => {
+      const res = await request(service.server)
+        .options(`/v1/${SITE}/query`)
+        .set("Origin", "https://elsewhere.example");
+      expectErrorEnvelope(res, 403, "origin_not_allowed");
+    });
+  });
+
+  describe("405 for a method the path does not serve", () => {
+    const cases: [method: "delete" | "put" | "post" | "patch", path: string, allow: string[]][] = [
+      ["delete", "/v1/health", ["GET", "HEAD"]],
+      ["put", "/v1/leads", ["GET", "HEAD"]],
+      ["post", `/v1/sites/${SITE}`, ["DELETE", "GET", "HEAD", "PATCH", "PUT"]],
+      ["patch", "/v1/sites", ["GET", "HEAD", "POST"]],
+      ["delete", `/v1/${SITE}/config`, ["GET", "HEAD", "OPTIONS"]],
+    ];
+    for (const [method, path, allow] of cases) {
+      it(`${method.toUpperCase()} ${path} is 405 method_not_allowed with Allow`, async () => {
+        const res = await request(service.server)[method](path).set(auth);
+        expectErrorEnvelope(res, 405, "method_not_allowed");
+        expect(res.headers.allow).to.equal(allow.join(", "));
+        expect(res.body.error.details).to.deep.equal({
+          method: method.toUpperCase(),
+          path,
+          allow,
+        });
+      });
+    }
+
+    it("an unknown path is still 404 not_found", async () => {
+      const res = await request(service.server).delete("/v1/nothing/here/at-all").set(auth);
+      expectErrorEnvelope(res, 404, "not_found");
+      expect(res.headers.allow).to.equal(undefined);
+    });
+  });
 });

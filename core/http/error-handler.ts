@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { sendError } from "./envelope.ts";
 import { errors, isServiceError, type ServiceError } from "./errors.ts";
+import { pathMethods } from "./path-methods.ts";
 
 /**
  * What body-parser and raw-body throw (http-errors): a 4xx status, `expose: true` and usually a
@@ -111,7 +112,15 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-/** Answers 404 in the envelope for any route nobody claimed. */
+/**
+ * Answers a request no route took: 405 with `Allow` when routes exist on the path for other
+ * methods, else 404.
+ */
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction) {
+  const methods = pathMethods(req.app.router.stack, req.path);
+  if (methods.allow.length > 0 && !methods.handles(req.method)) {
+    next(errors.methodNotAllowed(req.method, req.path, methods.allow));
+    return;
+  }
   next(errors.routeNotFound(req.method, req.path));
 }
