@@ -4,10 +4,14 @@
  * Node's HTTP parser refuses before Express runs. Every answer must be the envelope, never a 500
  * and never a low-level message.
  */
+import net from "node:net";
+import type { Duplex } from "node:stream";
 import zlib from "node:zlib";
 import { expect } from "chai";
 import request from "supertest";
 import type { Response } from "supertest";
+import pino from "pino";
+import { clientErrorHandler } from "../core/http/client-error-handler.ts";
 import { operatorPrincipal } from "../core/http/principal.ts";
 import {
   createTestDatabase,
@@ -112,6 +116,90 @@ const BODY_ROUTES: BodyRoute[] = [
     keyed: true,
   },
 ];
+
+/** What came back on a raw socket: status, lower-case headers and the body text. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Writes `text` to the service on a plain socket and reads until the server closes it. */
+function rawExchange(port: number, text: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      const answer = Buffer.concat(chunks).toString("utf8");
+      const split = answer.indexOf("\r\n\r\n");
+      const head = (split === -1 ? answer : answer.slice(0, split)).split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of head.slice(1)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0] ?? "")?.[1] ?? 0),
+        headers,
+        body: split === -1 ? "" : answer.slice(split + 4),
+      });
+    };
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("close", finish);
+    socket.on("error", (error) => {
+      if (chunks.length > 0) finish();
+      else if (!settled) {
+        settled = true;
+        reject(error);
+      }
+    });
+    socket.setTimeout(5000, () => socket.destroy(new Error("no answer within 5 s")));
+    socket.write(text);
+  });
+}
+
+/** The envelope checks of `expectErrorEnvelope`, for an answer read off a raw socket. */
+function expectRawErrorEnvelope(answer: RawAnswer, status: number, code: string) {
+  expect(answer.status, JSON.stringify(answer)).to.equal(status);
+  expect(answer.headers["content-type"]).to.match(/^application\/json/);
+  expect(answer.headers.connection).to.equal("close");
+  expect(Number(answer.headers["content-length"])).to.equal(Buffer.byteLength(answer.body));
+  expect(answer.body).not.to.match(LOW_LEVEL);
+  const body = JSON.parse(answer.body);
+  expect(body.success).to.equal(false);
+  expect(body.error.code).to.equal(code);
+  expect(body.meta.request_id).to.match(/^req_/);
+  expect(answer.headers["x-request-id"]).to.equal(body.meta.request_id);
+  return body;
+}
+
+/** A stand-in for the socket of `clientError`, recording what is done to it. */
+function fakeSocket(state: { writable: boolean; answering?: boolean }) {
+  const calls: string[] = [];
+  const written: string[] = [];
+  const socket = {
+    writable: state.writable,
+    _httpMessage: state.answering === true ? { headersSent: true } : undefined,
+    write(chunk: Buffer) {
+      calls.push("write");
+      written.push(chunk.toString());
+      return true;
+    },
+    end(chunk?: Buffer) {
+      calls.push("end");
+      if (chunk !== undefined) written.push(chunk.toString());
+    },
+    destroy() {
+      calls.push("destroy");
+    },
+  };
+  return { socket: socket as unknown as Duplex, calls, written };
+}
+
+const parseError = (code: string) => Object.assign(new Error(`Parse Error: ${code}`), { code });
 
 describe("HTTP edges: every answer is the envelope", function () {
   let database: TestDatabase | undefined;
@@ -298,6 +386,79 @@ describe("HTTP edges: every answer is the envelope", function () {
       const res = await request(service.server).delete("/v1/nothing/here/at-all").set(auth);
       expectErrorEnvelope(res, 404, "not_found");
       expect(res.headers.allow).to.equal(undefined);
+    });
+  });
+
+  describe("requests Node's HTTP parser refuses", () => {
+    const refuse = clientErrorHandler(pino({ level: "silent" }));
+
+    it("a 20 KB URL is 431 headers_too_large in the envelope", async () => {
+      const answer = await rawExchange(
+        service.port,
+        `GET /v1/health?pad=${"x".repeat(20 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      );
+      const body = expectRawErrorEnvelope(answer, 431, "headers_too_large");
+      expect(body.meta.ts).to.be.a("string");
+    });
+
+    it("a 20 KB header is 431 headers_too_large in the envelope", async () => {
+      const answer = await rawExchange(
+        service.port,
+        `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${"y".repeat(20 * 1024)}\r\n\r\n`,
+      );
+      expectRawErrorEnvelope(answer, 431, "headers_too_large");
+    });
+
+    it("a request line that is not HTTP is 400 invalid_request in the envelope", async () => {
+      const answer = await rawExchange(service.port, "HELLO THERE\r\n\r\n");
+      expectRawErrorEnvelope(answer, 400, "invalid_request");
+    });
+
+    it("a header line without a colon is 400 invalid_request in the envelope", async () => {
+      const answer = await rawExchange(
+        service.port,
+        "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nthis is no header\r\n\r\n",
+      );
+      expectRawErrorEnvelope(answer, 400, "invalid_request");
+    });
+
+    it("each refused request gets a fresh request id", async () => {
+      const first = await rawExchange(service.port, "HELLO THERE\r\n\r\n");
+      const second = await rawExchange(service.port, "HELLO THERE\r\n\r\n");
+      expect(first.headers["x-request-id"]).to.match(/^req_/);
+      expect(first.headers["x-request-id"]).not.to.equal(second.headers["x-request-id"]);
+    });
+
+    it("a socket that is no longer writable is only destroyed, as Node does", () => {
+      const { socket, calls } = fakeSocket({ writable: false });
+      refuse(parseError("HPE_INVALID_METHOD"), socket);
+      expect(calls).to.deep.equal(["destroy"]);
+    });
+
+    it("a connection reset by the client is only destroyed, as Node does", () => {
+      const { socket, calls } = fakeSocket({ writable: true });
+      refuse(parseError("ECONNRESET"), socket);
+      expect(calls).to.deep.equal(["destroy"]);
+    });
+
+    it("a connection whose previous answer is being written is only destroyed", () => {
+      const { socket, calls } = fakeSocket({ writable: true, answering: true });
+      refuse(parseError("HPE_INVALID_METHOD"), socket);
+      expect(calls).to.deep.equal(["destroy"]);
+    });
+
+    it("a writable socket gets one answer, however often the parser reports", () => {
+      const { socket, calls, written } = fakeSocket({ writable: true });
+      refuse(parseError("HPE_INVALID_METHOD"), socket);
+      refuse(parseError("HPE_INVALID_METHOD"), socket);
+      expect(calls).to.deep.equal(["end"]);
+      expect(written[0]).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    });
+
+    it("the service keeps answering after refusing a request", async () => {
+      await rawExchange(service.port, "HELLO THERE\r\n\r\n");
+      const res = await request(service.server).get("/v1/health").expect(200);
+      expect(res.body.success).to.equal(true);
     });
   });
 });
