@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { PluginHost } from "./host/plugin-host.ts";
 import { apiKeyAuth } from "./http/api-key-auth.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
+import { optionsHandler } from "./http/options-handler.ts";
 import type { RateLimiterFactory } from "./http/rate-limiter.ts";
 import { requestContext } from "./http/request-context.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -38,6 +39,7 @@ export function createApp(parts: AppParts): Express {
   app.set("trust proxy", parts.settings.trustedProxies ?? false);
   app.use(requestContext);
   app.use(requestLog(parts.logger));
+  app.use(optionsHandler);
 
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));

@@ -10,6 +10,7 @@ import pino, { type Logger } from "pino";
 import { createApp } from "./app.ts";
 import { bootstrap, type Bootstrap } from "./bootstrap.ts";
 import { PluginHost } from "./host/plugin-host.ts";
+import { clientErrorHandler } from "./http/client-error-handler.ts";
 import { rateLimiterFactory } from "./http/rate-limiter.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
@@ -173,6 +174,7 @@ export async function startService(
       events,
     });
     const server = http.createServer(app);
+    server.on("clientError", clientErrorHandler(logger));
     const drain = drainer(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -21,12 +21,20 @@ export function sendData(
     .json({ success: true, data, meta: { ...baseMeta(req), ...options.meta } });
 }
 
-/** Sends a ServiceError; only its user message and details leave the service. */
-export function sendError(req: Request, res: Response, error: ServiceError) {
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json({
+/**
+ * The error envelope of a ServiceError: only its user message and details leave the service.
+ * Also written where there is no Express response (the HTTP server's clientError).
+ */
+export function errorEnvelope(error: ServiceError, requestId: string) {
+  return {
     success: false,
     error: { code: error.code, message: error.message, details: error.details },
-    meta: baseMeta(req),
-  });
+    meta: { request_id: requestId, ts: new Date().toISOString() },
+  };
+}
+
+/** Sends a ServiceError in the envelope, with its extra headers (Retry-After, Allow). */
+export function sendError(req: Request, res: Response, error: ServiceError) {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).json(errorEnvelope(error, req.id));
 }

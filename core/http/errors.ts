@@ -28,10 +28,18 @@ export const errorCodes = {
   },
   not_found: { status: 404, meaning: "Resource does not exist or belongs to another workspace" },
   site_not_found: { status: 404, meaning: "Unknown site_id on a widget or analytics endpoint" },
+  method_not_allowed: {
+    status: 405,
+    meaning: "The path exists but not with this method; Allow lists the methods it takes",
+  },
   conflict: { status: 409, meaning: "Duplicate id, or a concurrent change won the race" },
   payload_too_large: {
     status: 413,
     meaning: "Body over 64 KiB (widget endpoints) or 1 MiB (others)",
+  },
+  unsupported_media_type: {
+    status: 415,
+    meaning: "Body in a Content-Encoding or charset the service does not read",
   },
   validation_failed: {
     status: 422,
@@ -42,6 +50,10 @@ export const errorCodes = {
     meaning: "The data adapter failed; details.error holds its message",
   },
   rate_limited: { status: 429, meaning: "Over a rate limit; wait Retry-After seconds" },
+  headers_too_large: {
+    status: 431,
+    meaning: "Request line and headers over the HTTP server's limit (16 KiB by default)",
+  },
   internal_error: { status: 500, meaning: "Server fault" },
   service_unavailable: { status: 503, meaning: "Transient; retry with backoff" },
   crawler_unavailable: { status: 503, meaning: "First crawl still running; retry in 30 s" },
@@ -117,12 +129,26 @@ export const errors = {
     }),
   routeNotFound: (method: string, path: string) =>
     new ServiceError("not_found", `No route for ${method} ${path}`, { details: { method, path } }),
+  /** A path that exists, asked with a method none of its routes takes; `allow` are those they do. */
+  methodNotAllowed: (method: string, path: string, allow: string[]) =>
+    new ServiceError("method_not_allowed", `${method} is not allowed on ${path}`, {
+      details: { method, path, allow },
+      headers: { Allow: allow.join(", ") },
+    }),
   conflict: (message: string, details: ErrorDetails = {}) =>
     new ServiceError("conflict", message, { details }),
   payloadTooLarge: (limitBytes: number) =>
     new ServiceError("payload_too_large", `Request body is larger than ${limitBytes} bytes`, {
       details: { limit_bytes: limitBytes },
     }),
+  unsupportedMediaType: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("unsupported_media_type", message, { details }),
+  headersTooLarge: (limitBytes: number) =>
+    new ServiceError(
+      "headers_too_large",
+      `The request line and headers are larger than ${limitBytes} bytes`,
+      { details: { limit_bytes: limitBytes } },
+    ),
   validationFailed: (message: string, details: ErrorDetails = {}) =>
     new ServiceError("validation_failed", message, { details }),
   rateLimited: (retryAfterSeconds: number, details: ErrorDetails = {}) =>
