@@ -171,6 +171,23 @@ describe("adapter-postgres (PostgreSQL)", function () {
       });
     });
 
+    it("orders a keyless view with json and point columns (no ordering operator) by their text", async () => {
+      await admin!.query(
+        "CREATE VIEW unordered_view AS" +
+          " SELECT big, doc::json AS doc, point(1, 2) AS spot FROM typed_values",
+      );
+      const collection = {
+        name: "unordered",
+        source: "unordered_view",
+        searchable_fields: [],
+        filterable_fields: [],
+        display_fields: ["big", "doc", "spot"],
+      };
+      const query = checkSearch(collection, { collection: "unordered" });
+      const result = await adapter.search(collection, query, { signal: never() });
+      expect(result).to.deep.include({ success: true, total: 1 });
+    });
+
     it("converts timestamps, JSON, arrays and big numbers", async () => {
       const [row] = await adapter.query("SELECT * FROM typed_values", [], { signal: never() });
       expect(row).to.deep.equal({

@@ -170,7 +170,7 @@ describe("SQL search builder", () => {
       });
       expect(statement.sql).to.equal(
         'SELECT "id", "name" FROM "products_view"' +
-          ' ORDER BY "id" ASC NULLS LAST, "name" ASC NULLS LAST LIMIT 10',
+          ' ORDER BY CAST("id" AS text) ASC NULLS LAST, CAST("name" AS text) ASC NULLS LAST LIMIT 10',
       );
     });
   });

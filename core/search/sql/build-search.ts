@@ -187,7 +187,7 @@ function orderBySql(
     }
   } else {
     for (const field of fields.filter((name) => name !== sorted)) {
-      terms.push(dialect.orderBy(dialect.quoteIdentifier(field), "asc"));
+      terms.push(dialect.tieBreak(dialect.quoteIdentifier(field)));
     }
   }
   return terms.length === 0 ? "" : ` ORDER BY ${terms.join(", ")}`;

@@ -25,6 +25,12 @@ export interface SqlDialect {
   containsIgnoringCase(column: string, pattern: string): string;
   /** One ORDER BY term; NULLs come last both ways, so "cheapest first" never starts with unknowns. */
   orderBy(column: string, direction: "asc" | "desc"): string;
+  /**
+   * An ORDER BY term that only breaks ties (a relation without a key is ordered by its returned
+   * fields): any fixed order will do, but it must work for every column type a relation may
+   * return.
+   */
+  tieBreak(column: string): string;
   /** A condition that never holds. */
   readonly never: string;
 }
@@ -40,6 +46,8 @@ export const postgresDialect: SqlDialect = {
   containsIgnoringCase: (column, pattern) =>
     `CAST(${column} AS text) ILIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`,
   orderBy: (column, direction) => `${column} ${direction === "desc" ? "DESC" : "ASC"} NULLS LAST`,
+  // json, xml and point have no ordering operator; their text has.
+  tieBreak: (column) => `CAST(${column} AS text) ASC NULLS LAST`,
   never: "FALSE",
 };
 
@@ -53,5 +61,7 @@ export const mysqlDialect: SqlDialect = {
   // MySQL has no NULLS LAST; `x IS NULL` sorts 0 (values) before 1 (NULLs).
   orderBy: (column, direction) =>
     `(${column} IS NULL), ${column} ${direction === "desc" ? "DESC" : "ASC"}`,
+  // Every MySQL type orders, JSON included.
+  tieBreak: (column) => `(${column} IS NULL), ${column} ASC`,
   never: "FALSE",
 };
