@@ -94,6 +94,7 @@ describe("the session sweeper", function () {
       user_fingerprint: session.user_fingerprint,
       turns: "[]",
       page_url: null,
+      replay_key: null,
       created_at: clock,
       expires_at: clock + 30 * MINUTE,
     });

@@ -472,6 +472,38 @@ describe("signed calls that are refused", function () {
     expect(failing.body.error.details.error).to.match(/500/);
   });
 
+  for (const [path, payload] of [
+    ["/leads", { email: "ana@example.com", page_url: "javascript:alert(document.cookie)" }],
+    ["/transcript", { turns: [], page_url: "javascript:alert(1)" }],
+    ["/leads", { email: "ana@example.com", page_url: "data:text/html,<script>x</script>" }],
+  ] as const) {
+    it(`400 for a page_url that is not http(s) on ${path}: ${payload.page_url.slice(0, 11)}…`, async () => {
+      const text = JSON.stringify(payload);
+      const res = await post(
+        {
+          Origin: ORIGIN,
+          "X-Service-Session": session.session_id,
+          "X-Service-Signature": await signBody(session.signing_secret, text),
+        },
+        text,
+        path,
+      );
+      expect(res.status).to.equal(400);
+      expect(res.body.error.details.field).to.equal("page_url");
+    });
+  }
+
+  it("400 for a token's page_url that is not http(s), and for a field a token request lacks", async () => {
+    for (const body of [{ page_url: "javascript:alert(1)" }, { page: "https://x.example/" }]) {
+      const res = await request(service.server)
+        .post(`/v1/${SITE}/token`)
+        .set("Origin", ORIGIN)
+        .send(body)
+        .expect(400);
+      expect(res.body.error.details.field).to.match(/^page/);
+    }
+  });
+
   it("503 service_unavailable naming the cause when the provider has no key or fails", async () => {
     openai.behaviour = "fail";
     const failed = await request(service.server)

@@ -18,6 +18,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
+import type { TokenRequest } from "../types/generated/token-create.ts";
 import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { answerPreflight, requireOrigin } from "../widget/origin.ts";
@@ -84,7 +85,7 @@ export function widgetRoutes(
       req.headers["x-service-signature"],
       raw,
     );
-    return { session, body: parseJson(req, raw) };
+    return { session, body: parseJson(req, raw), raw };
   };
 
   router.options(WIDGET_PATHS, async (req, res) => {
@@ -115,7 +116,7 @@ export function widgetRoutes(
     requireOrigin(req, res, target.site);
     await limit.tokenPerIp.consume(req.ip ?? "unknown", res);
     await limit.tokenPerSite.consume(target.site.site_id, res);
-    const pageUrl = pageUrlOf(req.body);
+    const { page_url: pageUrl } = tokenBody(req.body);
     const answer = await parts.widget.token(
       target,
       { ip: req.ip ?? "", userAgent: req.headers["user-agent"] ?? "" },
@@ -150,29 +151,28 @@ export function widgetRoutes(
 
   router.post("/v1/:siteId/analytics/event", rawBody, async (req, res) => {
     const target = await siteOf(req);
-    const { session, body } = await signed(req, res, target);
+    const { session, body, raw } = await signed(req, res, target);
     await limit.events.consume(target.site.site_id, res);
     const event = validateBody<UsageEventWrite>("usage-event-write", body);
-    const stored = await parts.widget.recordEvent(session, event);
+    const stored = await parts.widget.recordEvent(session, event, raw);
     sendData(req, res, { id: stored.id }, { status: 202 });
   });
 
   router.post("/v1/:siteId/leads", rawBody, async (req, res) => {
     const target = await siteOf(req);
-    const { session, body } = await signed(req, res, target);
+    const { session, body, raw } = await signed(req, res, target);
     await limit.leads.consume(target.site.site_id, res);
     const lead = validateBody<LeadCapture>("lead-create", body);
-    sendData(req, res, await parts.widget.captureLead(session, lead), { status: 201 });
+    sendData(req, res, await parts.widget.captureLead(session, lead, raw), { status: 201 });
   });
 
   router.post("/v1/:siteId/transcript", rawBody, async (req, res) => {
     const target = await siteOf(req);
-    const { session, body } = await signed(req, res, target);
+    const { session, body, raw } = await signed(req, res, target);
     await limit.transcripts.consume(target.site.site_id, res);
     const transcript = validateBody<Transcript>("transcript-create", body);
-    sendData(req, res, await parts.widget.saveTranscript(session, target.site, transcript), {
-      status: 202,
-    });
+    const saved = await parts.widget.saveTranscript(session, target.site, transcript, raw);
+    sendData(req, res, saved, { status: 202 });
   });
 
   function searchOptions(req: Request, res: Response) {
@@ -218,17 +218,7 @@ function parseJson(req: Request, raw: Buffer): unknown {
   }
 }
 
-/** The token body's optional `page_url`; no body at all is an empty one. */
-function pageUrlOf(body: unknown): string | undefined {
-  if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
-    throw errors.invalidRequest("The body must be an object", { field: "body" });
-  }
-  const pageUrl = (body as { page_url?: unknown } | null | undefined)?.page_url;
-  if (pageUrl === undefined) return undefined;
-  if (typeof pageUrl !== "string" || pageUrl.length > 2000 || !/^https?:\/\//.test(pageUrl)) {
-    throw errors.invalidRequest("page_url must be an http(s) URL of at most 2000 characters", {
-      field: "page_url",
-    });
-  }
-  return pageUrl;
+/** The token body (no body at all is an empty one), checked by its schema. */
+function tokenBody(body: unknown): TokenRequest {
+  return validateBody<TokenRequest>("token-create", body ?? {});
 }

@@ -28,7 +28,7 @@ export class Store {
     this.sites = new SitesRepo(executor);
     this.sessions = new SessionsRepo(executor);
     this.events = new EventsRepo(executor, db.client);
-    this.leads = new LeadsRepo(executor);
+    this.leads = new LeadsRepo(executor, db.client);
   }
 
   get client() {

@@ -16,6 +16,7 @@ import searchParamsSchema from "../../schemas/search-params.schema.json" with { 
 import usageEventWriteSchema from "../../schemas/usage-event-write.schema.json" with { type: "json" };
 import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
+import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
@@ -26,6 +27,7 @@ const schemas = {
   "usage-event-write": usageEventWriteSchema,
   "lead-create": leadCreateSchema,
   "transcript-create": transcriptCreateSchema,
+  "token-create": tokenCreateSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */

@@ -20,6 +20,7 @@ import type { LeadCapture as LeadCreate } from "../types/generated/lead-create.t
 import type { Transcript as TranscriptCreate } from "../types/generated/transcript-create.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { SESSION_MAX_MS, type SessionService, type Visitor } from "./session-service.ts";
+import { eventKey, replayKey } from "./replay-key.ts";
 import { voiceProviderConfig } from "./voice-provider-config.ts";
 import { buildVoiceTools } from "./voice-tools.ts";
 
@@ -117,9 +118,14 @@ export class WidgetService {
 
   /**
    * POST /analytics/event. `session_start` and `session_end` count once per session whatever the
-   * client sends; `session_end` gets its duration from the session's start and ends it.
+   * client sends; `session_end` gets its duration from the session's start and ends it. Any
+   * other event is recorded once per key (see replay-key.ts): a copy answers the first event.
    */
-  async recordEvent(session: SessionRow, body: UsageEventWrite): Promise<UsageEvent> {
+  async recordEvent(
+    session: SessionRow,
+    body: UsageEventWrite,
+    signedBody: Buffer,
+  ): Promise<UsageEvent> {
     const metadata: Record<string, unknown> = { ...body.metadata };
     const clientId =
       typeof metadata.client_event_id === "string" ? metadata.client_event_id : undefined;
@@ -140,7 +146,7 @@ export class WidgetService {
           ...base,
           type: body.type,
           function_name: body.function_name,
-          client_event_id: clientId,
+          client_event_id: eventKey(session.id, signedBody, clientId),
         });
     }
   }
@@ -195,11 +201,18 @@ export class WidgetService {
     return ended;
   }
 
-  /** POST /leads: an email or a phone is required (by the schema); `lead.captured` on the bus. */
-  async captureLead(session: SessionRow, body: LeadCreate): Promise<{ lead_id: string }> {
+  /**
+   * POST /leads: an email or a phone is required (by the schema); `lead.captured` on the bus. The
+   * same signed body again in the session is the same lead: answered with its id, announced once.
+   */
+  async captureLead(
+    session: SessionRow,
+    body: LeadCreate,
+    signedBody: Buffer,
+  ): Promise<{ lead_id: string }> {
     const at = this.now();
     const updateToken = `lt_${crypto.randomBytes(24).toString("base64url")}`;
-    const row: LeadRow = {
+    const row: LeadRow & { replay_key: string } = {
       id: newId("lead"),
       site_id: session.site_id,
       workspace_id: session.workspace_id,
@@ -214,10 +227,12 @@ export class WidgetService {
       status: "new",
       notes: null,
       update_token_hash: hashToken(updateToken),
+      replay_key: replayKey(session.id, "lead", signedBody),
       created_at: at,
       updated_at: at,
     };
-    await this.parts.store.leads.insert(row);
+    const stored = await this.parts.store.leads.insertOnce(row);
+    if (stored.id !== row.id) return { lead_id: stored.id };
     await this.parts.events.emit({
       type: "lead.captured",
       workspace_id: row.workspace_id,
@@ -228,18 +243,27 @@ export class WidgetService {
     return { lead_id: row.id };
   }
 
-  /** POST /transcript: kept for the site's retention days; 0 keeps none. */
-  async saveTranscript(session: SessionRow, site: SiteConfig, body: TranscriptCreate) {
+  /**
+   * POST /transcript: kept for the site's retention days; 0 keeps none. The same signed body again
+   * in the session is kept once, and answered as the first was.
+   */
+  async saveTranscript(
+    session: SessionRow,
+    site: SiteConfig,
+    body: TranscriptCreate,
+    signedBody: Buffer,
+  ) {
     const days = site.transcript_retention_days;
     if (days <= 0) return { stored: false };
     const at = this.now();
-    await this.parts.store.leads.insertTranscript({
+    await this.parts.store.leads.insertTranscriptOnce({
       id: newId("trn"),
       site_id: session.site_id,
       session_id: session.id,
       user_fingerprint: session.user_fingerprint,
       turns: JSON.stringify(body.turns),
       page_url: body.page_url ?? session.page_url,
+      replay_key: replayKey(session.id, "transcript", signedBody),
       created_at: at,
       expires_at: at + days * DAY_MS,
     });

@@ -1,4 +1,17 @@
 import type { Knex } from "knex";
+import type { DatabaseClient } from "../../settings.ts";
+
+/**
+ * INSERT that does nothing when the row's (site_id, replay_key) is already taken. MySQL has no
+ * conflict target: its INSERT IGNORE skips any duplicate, which for these tables is only that key
+ * or the primary key (a fresh ULID).
+ */
+function insertIgnoringDuplicate(query: Knex.QueryBuilder, row: object, client: DatabaseClient) {
+  const insert = query.insert(row);
+  return client === "mysql"
+    ? insert.onConflict().ignore()
+    : insert.onConflict(["site_id", "replay_key"]).ignore();
+}
 
 export interface LeadRow {
   id: string;
@@ -16,6 +29,8 @@ export interface LeadRow {
   status: string;
   notes: string | null;
   update_token_hash: string;
+  /** The signed request that wrote it (see replay-key.ts); unique per site. */
+  replay_key: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -28,6 +43,8 @@ export interface TranscriptRow {
   /** JSON array of turns. */
   turns: string;
   page_url: string | null;
+  /** The signed request that wrote it (see replay-key.ts); unique per site. */
+  replay_key: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -38,10 +55,26 @@ export interface LeadCursor {
 }
 
 export class LeadsRepo {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly client: DatabaseClient,
+  ) {}
 
   async insert(row: LeadRow): Promise<void> {
     await this.knex("leads").insert(row);
+  }
+
+  /**
+   * Inserts `row` unless a lead with its replay key is already stored for the site; returns the
+   * stored lead, `row` itself or the first one. Copies racing on two connections are settled by
+   * the unique index: the loser's insert does nothing and it reads the winner's row.
+   */
+  async insertOnce(row: LeadRow & { replay_key: string }): Promise<LeadRow> {
+    await insertIgnoringDuplicate(this.knex("leads"), row, this.client);
+    const stored = await this.knex<LeadRow>("leads")
+      .where({ site_id: row.site_id, replay_key: row.replay_key })
+      .first();
+    return stored ?? row;
   }
 
   async get(id: string): Promise<LeadRow | undefined> {
@@ -85,6 +118,15 @@ export class LeadsRepo {
 
   async insertTranscript(row: TranscriptRow): Promise<void> {
     await this.knex("transcripts").insert(row);
+  }
+
+  /** As insertOnce, for a transcript: true when this call stored it, false for a replay. */
+  async insertTranscriptOnce(row: TranscriptRow & { replay_key: string }): Promise<boolean> {
+    await insertIgnoringDuplicate(this.knex("transcripts"), row, this.client);
+    const stored = await this.knex<TranscriptRow>("transcripts")
+      .where({ site_id: row.site_id, replay_key: row.replay_key })
+      .first("id");
+    return stored?.id === row.id;
   }
 
   async transcriptsOf(siteId: string): Promise<TranscriptRow[]> {
