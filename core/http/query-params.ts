@@ -1,12 +1,37 @@
 import type { Request } from "express";
 import { errors } from "./errors.ts";
 
-/** A query parameter given at most once, as text; 400 naming it when repeated or nested. */
-export function queryParam(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") {
-    throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
+/** A C0 control character or DEL: no parameter of ours means one, and `%00` breaks LIKE. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The query parameters of a route that takes `names`, each given at most once, as text: a
+ * parameter the route does not take (a typo, `site_id[]`), one given twice or nested, and a
+ * value holding a control character are 400 naming the parameter, so a filter never quietly
+ * does nothing.
+ */
+export function queryParams<const K extends string>(
+  req: Request,
+  names: readonly K[],
+): Partial<Record<K, string>> {
+  const params: Partial<Record<K, string>> = {};
+  for (const [name, value] of Object.entries(req.query)) {
+    if (!(names as readonly string[]).includes(name)) {
+      const takes = names.length === 0 ? "none" : names.join(", ");
+      throw errors.invalidRequest(
+        `${name} is not a parameter of this endpoint (it takes ${takes})`,
+        {
+          field: name,
+        },
+      );
+    }
+    if (typeof value !== "string") {
+      throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
+    }
+    if (CONTROL.test(value)) {
+      throw errors.invalidRequest(`${name} must not hold control characters`, { field: name });
+    }
+    params[name as K] = value;
   }
-  return value;
+  return params;
 }

@@ -8,7 +8,8 @@ import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../http/errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
-import { queryParam } from "../http/query-params.ts";
+import { queryParams } from "../http/query-params.ts";
+import type { SiteService } from "../sites/site-service.ts";
 import type { LeadCursor } from "../store/repos/leads-repo.ts";
 import type { Store } from "../store/store.ts";
 import { LEAD_STATUSES, leadView, type WidgetService } from "../widget/widget-service.ts";
@@ -16,12 +17,13 @@ import { LEAD_STATUSES, leadView, type WidgetService } from "../widget/widget-se
 const LEAD_TOKEN = /^Bearer (lt_[A-Za-z0-9_-]{32})$/;
 
 export function leadsRoutes(
-  parts: { store: Store; widget: WidgetService },
+  parts: { store: Store; widget: WidgetService; sites: SiteService },
   requireKey: ReturnType<typeof apiKeyAuth>,
 ): Router {
   const router = Router();
 
   router.patch("/v1/public/leads/:id", jsonBody(BODY_LIMIT_API), async (req, res) => {
+    queryParams(req, []);
     const changes = leadChanges(req.body);
     const leadId = req.params.id as string;
     const token = LEAD_TOKEN.exec(req.headers.authorization ?? "")?.[1];
@@ -42,10 +44,12 @@ export function leadsRoutes(
 
   router.get("/v1/leads", requireKey("sites:read"), async (req, res) => {
     const principal = req.principal!;
-    const limit = parseLimit(queryParam(req, "limit"));
-    const before = decodeCursor(queryParam(req, "cursor"), isLeadCursor);
-    const siteId = queryParam(req, "site_id");
-    const status = queryParam(req, "status");
+    const query = queryParams(req, ["site_id", "status", "cursor", "limit"]);
+    const limit = parseLimit(query.limit);
+    const before = decodeCursor(query.cursor, isLeadCursor);
+    const { site_id: siteId, status } = query;
+    // A site the key may not see is 403, another workspace's 404: never an empty list.
+    if (siteId !== undefined) await parts.sites.get(principal, siteId);
     if (status !== undefined && !(LEAD_STATUSES as readonly string[]).includes(status)) {
       throw errors.invalidRequest(`status must be one of ${LEAD_STATUSES.join(", ")}`, {
         field: "status",

@@ -5,7 +5,7 @@ import { BODY_LIMIT_API, jsonBody, yamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../http/errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
-import { queryParam as queryString } from "../http/query-params.ts";
+import { queryParams } from "../http/query-params.ts";
 import type { Principal } from "../http/principal.ts";
 import { isSiteCursor, type ChangeSource, type SiteService } from "../sites/site-service.ts";
 import { migrateSiteFile, SchemaVersionError } from "../sites/yaml/schema-migrations.ts";
@@ -21,9 +21,10 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   router.use("/v1/sites", jsonBody(BODY_LIMIT_API), yamlBody(BODY_LIMIT_API));
 
   router.get("/v1/sites", requireKey("sites:read"), async (req, res) => {
-    const limit = parseLimit(queryString(req, "limit"));
-    const after = decodeCursor(queryString(req, "cursor"), isSiteCursor);
-    const q = queryString(req, "q");
+    const query = queryParams(req, ["limit", "cursor", "q"]);
+    const limit = parseLimit(query.limit);
+    const after = decodeCursor(query.cursor, isSiteCursor);
+    const q = query.q;
     if (q !== undefined && q.length > 200)
       throw errors.invalidRequest("q must be at most 200 characters", { field: "q" });
     const page = await sites.list(principalOf(req), { limit, after, q });
@@ -33,21 +34,25 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   });
 
   router.post("/v1/sites", requireKey("sites:write"), async (req, res) => {
+    queryParams(req, []);
     const site = await sites.create(principalOf(req), req.body);
     sendData(req, res, site, { status: 201, meta: { version: site.version } });
   });
 
   router.get("/v1/sites/:id", requireKey("sites:read"), async (req, res) => {
+    queryParams(req, []);
     const site = await sites.get(principalOf(req), req.params.id as string);
     sendData(req, res, site, { meta: { version: site.version } });
   });
 
   router.patch("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+    queryParams(req, []);
     const site = await sites.patch(principalOf(req), req.params.id as string, req.body);
     sendData(req, res, site, { meta: { version: site.version } });
   });
 
   router.delete("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+    queryParams(req, []);
     const siteId = req.params.id as string;
     await sites.delete(principalOf(req), siteId);
     sendData(req, res, { site_id: siteId, deleted: true });
@@ -68,8 +73,9 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   });
 
   router.get("/v1/sites/:id/versions", requireKey("sites:read"), async (req, res) => {
-    const limit = parseLimit(queryString(req, "limit"));
-    const before = decodeCursor(queryString(req, "cursor"), isVersionNumber);
+    const query = queryParams(req, ["limit", "cursor"]);
+    const limit = parseLimit(query.limit);
+    const before = decodeCursor(query.cursor, isVersionNumber);
     const page = await sites.versions(principalOf(req), req.params.id as string, { limit, before });
     sendData(req, res, page.items, {
       meta: { next_cursor: page.next === undefined ? null : encodeCursor(page.next) },
@@ -77,6 +83,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   });
 
   router.get("/v1/sites/:id/versions/:n", requireKey("sites:read"), async (req, res) => {
+    queryParams(req, []);
     const version = await sites.version(
       principalOf(req),
       req.params.id as string,
@@ -86,6 +93,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
   });
 
   router.post("/v1/sites/:id/versions/:n/restore", requireKey("sites:write"), async (req, res) => {
+    queryParams(req, []);
     const site = await sites.restore(principalOf(req), req.params.id as string, versionParam(req));
     sendData(req, res, site, { meta: { version: site.version } });
   });
@@ -95,7 +103,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
 
 /** `?dry_run=true` plans a PUT without applying it. */
 function dryRun(req: Request): boolean {
-  const value = queryString(req, "dry_run");
+  const value = queryParams(req, ["dry_run"]).dry_run;
   if (value === undefined || value === "false") return false;
   if (value === "true") return true;
   throw errors.invalidRequest("dry_run must be true or false", { field: "dry_run" });
