@@ -17,6 +17,10 @@ export const jsonBody = (limit: number) =>
     },
   });
 
-/** YAML bodies (a site file pushed by a git pipeline) arrive as text for the YAML loader. */
+/**
+ * YAML bodies (a site file pushed by a git pipeline) arrive as the raw bytes, for the site-file
+ * loader: it refuses what is not UTF-8 at the byte, as `sitevoice validate` does, rather than
+ * reading it with replacement characters.
+ */
 export const yamlBody = (limit: number) =>
-  express.text({ limit, type: ["application/yaml", "application/x-yaml", "text/yaml"] });
+  express.raw({ limit, type: ["application/yaml", "application/x-yaml", "text/yaml"] });

@@ -123,14 +123,22 @@ function versionParam(req: Request): number {
 
 /** A whole site as JSON, or as YAML (`Content-Type: application/yaml`), which records source yaml. */
 function wholeSiteBody(req: Request): { body: unknown; source: ChangeSource } {
-  if (typeof req.body !== "string") return { body: req.body, source: "api" };
-  const file = parseSiteFile(Buffer.from(req.body, "utf8"), "request body");
+  if (!Buffer.isBuffer(req.body)) return { body: req.body, source: "api" };
+  const file = parseSiteFile(req.body, "request body");
   const problem = file.problems[0];
   if (problem !== undefined || file.data === undefined) {
+    const fieldOf = (field: string | undefined) =>
+      field === undefined || field === "" ? "body" : field;
     throw errors.invalidRequest(`YAML body: ${problem?.message ?? "not a site"}`, {
-      field: problem === undefined || problem.field === "" ? "body" : problem.field,
+      field: fieldOf(problem?.field),
       line: problem?.line,
       column: problem?.column,
+      errors: file.problems.map(({ field, message, line, column }) => ({
+        field: fieldOf(field),
+        message,
+        line,
+        column,
+      })),
     });
   }
   try {
