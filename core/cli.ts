@@ -15,7 +15,7 @@ import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
 import { adaptersTestCommand } from "./search/adapters-command.ts";
-import { guardedFetch } from "./security/outbound-guard.ts";
+import { OutboundPolicy } from "./security/outbound-policy.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { pullCommand } from "./sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "./sites/sync/site-target.ts";
@@ -118,7 +118,8 @@ async function loadPlugins(settings: Readonly<Settings>): Promise<PluginHost> {
   // Adapter plugins (built-in and named) take part: their configSchema checks adapter.config.
   const plugins = new PluginHost({
     logger: pino({ level: "silent" }),
-    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+    // Every connection a plugin makes (HTTP and the SQL adapters' TCP) passes this policy.
+    outbound: OutboundPolicy.fromSettings(settings),
   });
   await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
   await plugins.loadPackages(settings.plugins);

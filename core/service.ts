@@ -13,7 +13,7 @@ import { PluginHost } from "./host/plugin-host.ts";
 import { rateLimiterFactory } from "./http/rate-limiter.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
-import { guardedFetch } from "./security/outbound-guard.ts";
+import { OutboundPolicy } from "./security/outbound-policy.ts";
 import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
@@ -114,7 +114,8 @@ export async function startService(
   const redis = connectRedis(settings, logger);
   const plugins = new PluginHost({
     logger,
-    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+    // Every connection a plugin makes (HTTP and the SQL adapters' TCP) passes this policy.
+    outbound: OutboundPolicy.fromSettings(settings),
   });
   let cache: SiteCache | undefined;
   let events: EventBus | undefined;

@@ -11,7 +11,7 @@ import {
   describeAdapterConformance,
 } from "../../core/host/testing/index.ts";
 import type { AdapterQuery, CollectionSpec } from "../../core/search/search-types.ts";
-import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
 import restPlugin, { type RestConfig } from "./index.ts";
 import { addQueryParameters, collectionUrl } from "./rest-query.ts";
@@ -46,12 +46,15 @@ describe("REST adapter", () => {
   let server: DrfServer;
   const hosts: PluginHost[] = [];
 
-  /** The adapter as the service makes it: through a PluginHost handing plugins a guarded fetch. */
+  /**
+   * The adapter as the service makes it: through a PluginHost handing plugins a guarded fetch.
+   * The DRF server is on 127.0.0.1, so private networks are allowed unless a case says not.
+   */
   async function restAdapter(
     config: RestConfig,
     options: { allowPrivateNetworks: boolean } = { allowPrivateNetworks: true },
   ): Promise<DataAdapter> {
-    const host = new PluginHost({ logger, fetch: guardedFetch(options) });
+    const host = new PluginHost({ logger, outbound: new OutboundPolicy(options) });
     host.register(restPlugin, "builtin:adapter-rest");
     host.start();
     hosts.push(host);
@@ -374,7 +377,10 @@ describe("REST adapter", () => {
 
   describe("config", () => {
     const issues = (config: unknown) => {
-      const host = new PluginHost({ logger });
+      const host = new PluginHost({
+        logger,
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      });
       host.register(restPlugin, "builtin:adapter-rest");
       return host.validateConfig("adapter", "rest", config).map((i) => i.field);
     };

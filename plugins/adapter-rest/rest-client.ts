@@ -7,7 +7,7 @@
  */
 import { readCappedBody } from "../../core/util/read-capped.ts";
 import http from "node:http";
-import { OutboundBlockedError } from "../../core/security/outbound-guard.ts";
+import { OutboundBlockedError } from "../../core/security/outbound-policy.ts";
 
 /** The most of an answer read: a REST source is meant for small collections (under 500 items). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;

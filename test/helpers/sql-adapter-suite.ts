@@ -11,7 +11,7 @@
 import { expect } from "chai";
 import { pino } from "pino";
 import { isServiceError } from "../../core/http/errors.ts";
-import type { PluginDefinition } from "../../core/host/plugin.ts";
+import type { PluginContext, PluginDefinition } from "../../core/host/plugin.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
 import {
   conformanceCollection,
@@ -27,6 +27,9 @@ import type {
   SearchParams,
 } from "../../core/search/search-types.ts";
 import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
+import { guardedSocket } from "../../core/security/guarded-socket.ts";
+import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 
 /** The password in every connection string the secrets tests use. */
 export const TEST_SECRET = "Sup3r-S3cret_pw";
@@ -56,7 +59,18 @@ export interface SqlTestBackend {
 }
 
 const logger = pino({ level: "silent" });
-const context = { logger, fetch: globalThis.fetch, now: Date.now, scope: "test-site" };
+/**
+ * The test servers are on 127.0.0.1, which the default policy refuses: these suites allow
+ * private networks, and test/outbound-policy.test.ts checks the default.
+ */
+const policy = new OutboundPolicy({ allowPrivateNetworks: true });
+const context: PluginContext = {
+  logger,
+  fetch: guardedFetch({ policy }),
+  socket: () => guardedSocket(policy),
+  now: Date.now,
+  scope: "test-site",
+};
 const never = () => new AbortController().signal;
 
 export async function createAdapter(
@@ -327,7 +341,7 @@ function suite(backend: SqlTestBackend): void {
 
   describe("lifecycle", () => {
     it("closes the old pool when the site's config changes", async () => {
-      const host = new PluginHost({ logger });
+      const host = new PluginHost({ logger, outbound: policy });
       host.register(backend.plugin, `builtin:${backend.plugin.name}`);
       host.start();
       const type = backend.plugin.type as string;

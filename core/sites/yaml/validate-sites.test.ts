@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { pino } from "pino";
 import { PluginHost } from "../../host/plugin-host.ts";
+import { OutboundPolicy } from "../../security/outbound-policy.ts";
 import { listIndustries } from "./industries.ts";
 import { validateSiteFiles } from "./validate-sites.ts";
 import type { SiteProblem } from "./site-file.ts";
@@ -258,7 +259,10 @@ describe("validateSiteFiles", () => {
     });
 
     it("checks an adapter plugin's own config schema", async () => {
-      const plugins = new PluginHost({ logger: pino({ level: "silent" }) });
+      const plugins = new PluginHost({
+        logger: pino({ level: "silent" }),
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      });
       await plugins.loadPackages(["sitevoice-adapter-example"]);
       const good = join(dir, "good.yml");
       const bad = join(dir, "bad.yaml");
