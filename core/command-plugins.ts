@@ -7,7 +7,7 @@
 import pino from "pino";
 import { PluginHost } from "./host/plugin-host.ts";
 import { loadPromptTemplates } from "./intelligence/prompt.ts";
-import { guardedFetch } from "./security/outbound-guard.ts";
+import { OutboundPolicy } from "./security/outbound-policy.ts";
 import { BUILTIN_PLUGINS_DIR } from "./service.ts";
 import type { Settings } from "./settings.ts";
 import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
@@ -17,7 +17,8 @@ export async function commandPlugins(
 ): Promise<{ plugins: PluginHost; rules: SiteRules }> {
   const plugins = new PluginHost({
     logger: pino({ level: "silent" }),
-    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+    // Every connection a plugin makes (HTTP and the SQL adapters' TCP) passes this policy.
+    outbound: OutboundPolicy.fromSettings(settings),
   });
   await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
   await plugins.loadPackages(settings.plugins);

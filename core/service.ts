@@ -14,7 +14,7 @@ import { clientErrorHandler } from "./http/client-error-handler.ts";
 import { rateLimiterFactory } from "./http/rate-limiter.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
-import { guardedFetch } from "./security/outbound-guard.ts";
+import { OutboundPolicy } from "./security/outbound-policy.ts";
 import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
@@ -118,7 +118,8 @@ export async function startService(
   const redis = connectRedis(settings, logger);
   const plugins = new PluginHost({
     logger,
-    fetch: guardedFetch({ allowPrivateNetworks: settings.allowPrivateNetworks }),
+    // Every connection a plugin makes (HTTP and the SQL adapters' TCP) passes this policy.
+    outbound: OutboundPolicy.fromSettings(settings),
   });
   let cache: SiteCache | undefined;
   let events: EventBus | undefined;

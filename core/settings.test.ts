@@ -70,6 +70,69 @@ describe("settings", () => {
     ).to.equal(false);
   });
 
+  it("allows no private destination one by one unless SITEVOICE_OUTBOUND_ALLOW says so", () => {
+    expect(loadSettings({}).outboundAllow).to.deep.equal([]);
+    expect(loadSettings({ SITEVOICE_OUTBOUND_ALLOW: " , " }).outboundAllow).to.deep.equal([]);
+  });
+
+  it("parses SITEVOICE_OUTBOUND_ALLOW: names, host:port, addresses and CIDRs", () => {
+    const settings = loadSettings({
+      SITEVOICE_OUTBOUND_ALLOW:
+        "DB.Internal, db.internal:5432, 10.0.0.5, 127.0.0.1:3306, [fd00::5]:5432, fd00::5," +
+        " 10.0.0.0/8, fd00::/8, 172.16.0.0/12:5432, [fd00::]/16:6432, localhost",
+    });
+    expect(settings.outboundAllow).to.deep.equal([
+      { kind: "host", host: "db.internal" },
+      { kind: "host", host: "db.internal", port: 5432 },
+      { kind: "network", address: "10.0.0.5", prefixLength: 32 },
+      { kind: "network", address: "127.0.0.1", prefixLength: 32, port: 3306 },
+      { kind: "network", address: "fd00::5", prefixLength: 128, port: 5432 },
+      { kind: "network", address: "fd00::5", prefixLength: 128 },
+      { kind: "network", address: "10.0.0.0", prefixLength: 8 },
+      { kind: "network", address: "fd00::", prefixLength: 8 },
+      { kind: "network", address: "172.16.0.0", prefixLength: 12, port: 5432 },
+      { kind: "network", address: "fd00::", prefixLength: 16, port: 6432 },
+      { kind: "host", host: "localhost" },
+    ]);
+  });
+
+  describe("refuses a bad SITEVOICE_OUTBOUND_ALLOW entry, naming the variable and the entry", () => {
+    const bad: Record<string, RegExp> = {
+      "db internal": /is not a host name, host:port, IP address or CIDR$/,
+      "*.example.com": /is not a host name, host:port, IP address or CIDR$/,
+      "http://db.internal": /is a URL; give the host name \(and :port\) only$/,
+      "10.0.0.256": /is not an IPv4 address or CIDR/,
+      "10.0.0": /is not an IPv4 address or CIDR/,
+      "10.0.0.0/33": /has a prefix length that is not 0 to 32$/,
+      "fd00::/129": /has a prefix length that is not 0 to 128$/,
+      "fd00::5:5432:": /is not an IPv6 address or CIDR/,
+      "[fd00::5": /is not an IPv6 address or CIDR/,
+      "[10.0.0.5]:80": /is not an IPv6 address in brackets$/,
+      "fe80::1%eth0": /is not an IPv6 address or CIDR/,
+      "db.internal:0": /has a port that is not 1 to 65535$/,
+      "db.internal:65536": /has a port that is not 1 to 65535$/,
+      "db.internal:": /has a port that is not 1 to 65535$/,
+      "db.internal:54x": /has a port that is not 1 to 65535$/,
+    };
+    for (const [entry, why] of Object.entries(bad)) {
+      it(`"${entry}"`, () => {
+        let error: unknown;
+        try {
+          loadSettings({ SITEVOICE_OUTBOUND_ALLOW: `10.0.0.5, ${entry}, db.internal` });
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error).to.be.instanceOf(SettingsError);
+        const message = (error as SettingsError).message;
+        expect(
+          message.startsWith(`invalid setting SITEVOICE_OUTBOUND_ALLOW: "${entry}" `),
+        ).to.equal(true, message);
+        expect(message).to.match(why);
+        expect(message).not.to.include("\n");
+      });
+    }
+  });
+
   it("uses OpenAI as the voice provider, with its public API and no key unless one is set", () => {
     const defaults = loadSettings({});
     expect(defaults.voiceProvider).to.equal("openai");

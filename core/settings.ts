@@ -3,6 +3,7 @@
  * start-up with one line that names the variable.
  */
 import path from "node:path";
+import { parseOutboundAllowList, type OutboundAllowEntry } from "./security/outbound-allow-list.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 export type DatabaseClient = "sqlite" | "postgres" | "mysql";
@@ -43,10 +44,17 @@ export interface Settings {
   /** Express `trust proxy` value; unset = the client IP is the socket's. */
   trustedProxies?: string;
   /**
-   * Lets outbound requests (REST adapter, crawler, webhooks) reach private, loopback and
-   * link-local addresses; off by default, since site configs choose those URLs (SSRF).
+   * Lets outbound connections (REST adapter, SQL adapters, crawler, webhooks) reach private,
+   * loopback and link-local addresses; off by default, since site configs choose those
+   * destinations (SSRF). Cloud metadata addresses stay refused.
    */
   allowPrivateNetworks: boolean;
+  /**
+   * SITEVOICE_OUTBOUND_ALLOW: private destinations allowed one by one (host names, addresses,
+   * CIDRs, each optionally with a port), for a database on the internal network without opening
+   * every private address. Empty by default.
+   */
+  outboundAllow: OutboundAllowEntry[];
   /**
    * The `type` (or name) of the voice-provider plugin that mints the widget's ephemeral tokens;
    * `openai` by default. Another provider reads its config from `pluginConfig` under this value.
@@ -170,6 +178,15 @@ function parseBoolean(variable: string, raw: string): boolean {
   throw new SettingsError(variable, `must be true or false (got "${raw}")`);
 }
 
+function parseOutboundAllow(raw: string): OutboundAllowEntry[] {
+  try {
+    return parseOutboundAllowList(raw);
+  } catch (error) {
+    // The message names the entry and what is wrong with it.
+    throw new SettingsError("SITEVOICE_OUTBOUND_ALLOW", (error as Error).message);
+  }
+}
+
 /** A plugin `type` like an adapter's, or an npm-style plugin name (the host finds either). */
 function parseVoiceProvider(raw: string): string {
   if (/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(raw)) return raw;
@@ -237,6 +254,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       "SITEVOICE_ALLOW_PRIVATE_NETWORKS",
       value("SITEVOICE_ALLOW_PRIVATE_NETWORKS") ?? "false",
     ),
+    outboundAllow: parseOutboundAllow(value("SITEVOICE_OUTBOUND_ALLOW") ?? ""),
     voiceProvider: parseVoiceProvider(value("SITEVOICE_VOICE_PROVIDER") ?? "openai"),
     openai: {
       apiKey: value("OPENAI_API_KEY"),

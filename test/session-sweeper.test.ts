@@ -8,6 +8,7 @@ import { expect } from "chai";
 import pino from "pino";
 import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
 import { PluginHost } from "../core/host/plugin-host.ts";
+import { OutboundPolicy } from "../core/security/outbound-policy.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { migrate, openDatabase } from "../core/store/database.ts";
 import { Store } from "../core/store/store.ts";
@@ -67,7 +68,10 @@ describe("the session sweeper", function () {
       store,
       sessions,
       events,
-      plugins: new PluginHost({ logger }),
+      plugins: new PluginHost({
+        logger,
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      }),
       settings: {
         voiceProvider: "openai",
         openai: { baseUrl: "", realtimeModel: "x" },

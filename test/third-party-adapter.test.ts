@@ -4,6 +4,7 @@
  */
 import pino from "pino";
 import { PluginHost } from "../core/host/plugin-host.ts";
+import { OutboundPolicy } from "../core/security/outbound-policy.ts";
 import {
   CONFORMANCE_DATASET,
   conformanceCollection,
@@ -15,7 +16,10 @@ let host: PluginHost;
 describeAdapterConformance(
   "sitevoice-adapter-inline, loaded by package name",
   async () => {
-    host = new PluginHost({ logger: pino({ level: "silent" }) });
+    host = new PluginHost({
+      logger: pino({ level: "silent" }),
+      outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+    });
     await host.loadPackages(["sitevoice-adapter-inline"]);
     host.start();
     const config = { records: { products: CONFORMANCE_DATASET.map((p) => ({ ...p })) } };

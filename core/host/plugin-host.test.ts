@@ -1,4 +1,6 @@
+import { once } from "node:events";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
 import type { AdapterQuery, CollectionSpec } from "../search/search-types.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +15,7 @@ import {
   PluginLoadError,
 } from "./plugin-errors.ts";
 import { PluginHost } from "./plugin-host.ts";
+import { OutboundPolicy } from "../security/outbound-policy.ts";
 
 const logger = pino({ level: "silent" });
 const signal = new AbortController().signal;
@@ -68,7 +71,11 @@ describe("PluginHost", () => {
 
   beforeEach(() => {
     fixtureGlobals.__sitevoiceExampleClosed = [];
-    host = new PluginHost({ logger });
+    // Nothing here connects anywhere: the default policy, as in production.
+    host = new PluginHost({
+      logger,
+      outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+    });
   });
 
   afterEach(async () => {
@@ -213,9 +220,14 @@ describe("PluginHost", () => {
 
     it("accepts a definition made inline with definePlugin and hands create its context", async () => {
       const fakeFetch = (async () => new Response("ok")) as typeof fetch;
+      const fakeSocket = () => new net.Socket();
       const contexts: PluginContext[] = [];
       const received: unknown[] = [];
-      host = new PluginHost({ logger, fetch: fakeFetch, now: () => 42 });
+      host = new PluginHost({
+        logger,
+        outbound: { fetch: fakeFetch, socket: fakeSocket },
+        now: () => 42,
+      });
       host.register(
         definePlugin({
           kind: "event-sink",
@@ -237,7 +249,49 @@ describe("PluginHost", () => {
       expect(contexts[0]?.scope).to.equal("site-1");
       expect(contexts[0]?.now()).to.equal(42);
       expect(contexts[0]?.fetch).to.equal(fakeFetch);
+      expect(contexts[0]?.socket).to.equal(fakeSocket);
       expect(contexts[0]?.logger.bindings()).to.deep.equal({ plugin: "sink-inline" });
+    });
+
+    it("hands plugins a fetch and a socket under the policy it was given", async () => {
+      const listener = net.createServer((socket) => socket.destroy());
+      listener.listen(0, "127.0.0.1");
+      await once(listener, "listening");
+      const { port } = listener.address() as net.AddressInfo;
+      let accepted = 0;
+      listener.on("connection", () => accepted++);
+      try {
+        const contexts: PluginContext[] = [];
+        host = new PluginHost({
+          logger,
+          outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+        });
+        host.register(
+          definePlugin({
+            kind: "event-sink",
+            name: "sink-network",
+            apiVersion: 1,
+            create: (_config, context) => {
+              contexts.push(context);
+              return { handle: async () => undefined };
+            },
+          }),
+          "test",
+        );
+        await host.instance("event-sink", "sink-network", {}, "site-1");
+        const context = contexts[0] as PluginContext;
+
+        const socket = context.socket();
+        socket.connect(port, "127.0.0.1");
+        const [error] = (await once(socket, "error")) as [NodeJS.ErrnoException];
+        expect(error.code).to.equal("OUTBOUND_BLOCKED");
+        let refused: unknown;
+        await context.fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => (refused = e));
+        expect((refused as NodeJS.ErrnoException).code).to.equal("OUTBOUND_BLOCKED");
+        expect(accepted).to.equal(0);
+      } finally {
+        listener.close();
+      }
     });
   });
 

@@ -4,6 +4,7 @@
  * plugin never takes the service down.
  */
 import { createHash } from "node:crypto";
+import type { Socket } from "node:net";
 import type { Dirent } from "node:fs";
 import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -31,13 +32,26 @@ import type {
   PluginKind,
 } from "./plugin.ts";
 import { stableJson } from "../util/stable-json.ts";
+import { guardedFetch } from "../security/outbound-guard.ts";
+import { guardedSocket } from "../security/guarded-socket.ts";
+import { OutboundPolicy } from "../security/outbound-policy.ts";
 
 export interface PluginHostOptions {
   logger: Logger;
-  /** Handed to plugins as `context.fetch`; the service passes the SSRF-guarded one. */
-  fetch?: typeof fetch;
+  /**
+   * Where plugins may connect: an OutboundPolicy, from which the host makes `context.fetch`
+   * (guardedFetch) and `context.socket` (guardedSocket); or both made elsewhere (tests hand in
+   * stand-ins). Required, so that every host, a test's included, says which policy it uses.
+   */
+  outbound: OutboundPolicy | PluginNetwork;
   /** Handed to plugins as `context.now`; tests pass a fake clock. */
   now?: () => number;
+}
+
+/** What plugins connect with: `context.fetch` and `context.socket`. */
+export interface PluginNetwork {
+  fetch: typeof fetch;
+  socket: () => Socket;
 }
 
 /** A plugin the host accepted. */
@@ -88,7 +102,7 @@ interface Slot {
 
 export class PluginHost {
   readonly #logger: Logger;
-  readonly #fetch: typeof fetch;
+  readonly #network: PluginNetwork;
   readonly #now: () => number;
   readonly #plugins = new Map<string, Registration>();
   /** Keyed by scope and plugin name: a scope holds one config of a plugin at a time. */
@@ -100,7 +114,11 @@ export class PluginHost {
 
   constructor(options: PluginHostOptions) {
     this.#logger = options.logger;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    const { outbound } = options;
+    this.#network =
+      outbound instanceof OutboundPolicy
+        ? { fetch: guardedFetch({ policy: outbound }), socket: () => guardedSocket(outbound) }
+        : outbound;
     this.#now = options.now ?? Date.now;
   }
 
@@ -308,7 +326,8 @@ export class PluginHost {
     const { name } = plugin;
     const context: PluginContext = {
       logger: this.#logger.child({ plugin: name }),
-      fetch: this.#fetch,
+      fetch: this.#network.fetch,
+      socket: this.#network.socket,
       now: this.#now,
       scope,
     };

@@ -2,6 +2,7 @@
  * The plugin contract. A plugin is a module whose default export is made by `definePlugin`.
  * `definePlugin` only gives types; the host checks everything at registration.
  */
+import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import type {
   AdapterQuery,
@@ -27,10 +28,20 @@ export interface PluginContext {
   /** A child logger named after the plugin. */
   logger: Logger;
   /**
-   * `fetch` for outbound requests. The host may wrap it with the SSRF guard, so plugins must use
-   * it rather than the global one.
+   * `fetch` for outbound requests. The host wraps it with the outbound policy (the SSRF guard),
+   * so plugins must use it rather than the global one.
    */
   fetch: typeof fetch;
+  /**
+   * A new TCP socket (call it once per connection), not yet connected, whose
+   * `connect(port, host)` passes the outbound policy: a refused destination (a private or
+   * metadata address the operator did not allow, a Unix socket path) ends the socket with an
+   * `error` whose `code` is `OUTBOUND_BLOCKED`, and a host name is connected to the addresses
+   * that were checked. Plugins that open their own connections (database drivers, other
+   * protocols) must use it, as they use `fetch` for HTTP; a driver that takes a socket factory
+   * (pg's and mysql2's `stream`) can be handed it.
+   */
+  socket(): Socket;
   /** Milliseconds since the epoch; replaced by a fake clock in tests. */
   now: () => number;
   /** The scope the instance serves: a site_id, or "global" for service-wide plugins. */

@@ -4,14 +4,18 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
+import { guardedFetch } from "./outbound-guard.ts";
+import { parseOutboundAllowList } from "./outbound-allow-list.ts";
 import {
-  addressRange,
-  addressRefusal,
-  guardedFetch,
-  isPublicAddress,
   OutboundBlockedError,
+  OutboundPolicy,
+  type OutboundPolicyOptions,
   type ResolvedAddress,
-} from "./outbound-guard.ts";
+} from "./outbound-policy.ts";
+
+/** The guarded fetch of a policy built from `options`. */
+const guardedWith = (options: OutboundPolicyOptions, extra: { maxRedirects?: number } = {}) =>
+  guardedFetch({ policy: new OutboundPolicy(options), ...extra });
 
 async function refusalOf(promise: Promise<unknown>): Promise<OutboundBlockedError> {
   try {
@@ -45,70 +49,8 @@ describe("outbound guard", () => {
   });
   after(() => server.close());
 
-  describe("address classification", () => {
-    it("calls globally routed unicast addresses public", () => {
-      for (const address of ["93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946"]) {
-        expect(addressRange(address), address).to.equal("public");
-        expect(isPublicAddress(address), address).to.equal(true);
-        expect(addressRefusal(address, { allowPrivateNetworks: false }), address).to.equal(
-          undefined,
-        );
-      }
-    });
-
-    it("names the range of every address it refuses", () => {
-      const ranges: Record<string, string> = {
-        "127.0.0.1": "loopback",
-        "127.255.0.9": "loopback",
-        "10.1.2.3": "private",
-        "172.16.0.1": "private",
-        "172.31.255.254": "private",
-        "192.168.1.1": "private",
-        "169.254.1.1": "linkLocal",
-        "100.64.0.1": "carrierGradeNat",
-        "224.0.0.1": "multicast",
-        "0.0.0.0": "unspecified",
-        "255.255.255.255": "broadcast",
-        "240.0.0.1": "reserved",
-        "::1": "loopback",
-        "::": "unspecified",
-        "fe80::1": "linkLocal",
-        "fc00::1": "uniqueLocal",
-        "fd12:3456::1": "uniqueLocal",
-        "ff02::1": "multicast",
-        // IPv4-mapped and NAT64 addresses are judged by the IPv4 address inside.
-        "::ffff:127.0.0.1": "loopback",
-        "::ffff:10.0.0.1": "private",
-        "::ffff:7f00:1": "loopback",
-        "64:ff9b::7f00:1": "loopback",
-        "169.254.169.254": "metadata",
-        "::ffff:169.254.169.254": "metadata",
-        "64:ff9b::a9fe:a9fe": "metadata",
-        "fd00:ec2::254": "metadata",
-        "100.100.100.200": "metadata",
-      };
-      for (const [address, range] of Object.entries(ranges)) {
-        expect(addressRange(address), address).to.equal(range);
-        expect(addressRefusal(address, { allowPrivateNetworks: false }), address).to.be.a("string");
-      }
-      expect(addressRefusal("::ffff:7f00:1", { allowPrivateNetworks: false })).to.equal(
-        "a loopback address",
-      );
-    });
-
-    it("lets private networks through when allowed, but never a metadata address", () => {
-      const allowed = { allowPrivateNetworks: true };
-      for (const address of ["127.0.0.1", "10.0.0.1", "::1", "fd12::1", "100.64.0.1"]) {
-        expect(addressRefusal(address, allowed), address).to.equal(undefined);
-      }
-      for (const address of ["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254"]) {
-        expect(addressRefusal(address, allowed), address).to.match(/never allowed/);
-      }
-    });
-  });
-
   describe("with private networks not allowed", () => {
-    const guarded = guardedFetch({ allowPrivateNetworks: false });
+    const guarded = guardedWith({ allowPrivateNetworks: false });
 
     it("refuses IP literals of every blocked range before connecting", async () => {
       const port = server.port;
@@ -137,6 +79,18 @@ describe("outbound guard", () => {
       expect(server.requests).to.deep.equal([]);
     });
 
+    it("refuses an IPv4-compatible IPv6 literal that carries a loopback address", async () => {
+      // The URL parser writes [::127.0.0.1] as [::7f00:1].
+      const error = await refusalOf(guarded(`https://[::127.0.0.1]:${server.port}/`));
+      expect(error.message).to.match(/is a loopback address/);
+      expect(server.requests).to.deep.equal([]);
+    });
+
+    it("refuses Azure's wireserver (168.63.129.16) as a metadata address", async () => {
+      const error = await refusalOf(guarded("http://168.63.129.16/metadata/instance"));
+      expect(error.message).to.match(/a cloud metadata address, which is never allowed$/);
+    });
+
     it("refuses the cloud metadata address as never allowed", async () => {
       const error = await refusalOf(guarded("http://169.254.169.254/latest/meta-data/iam/"));
       expect(error.message).to.equal(
@@ -149,7 +103,8 @@ describe("outbound guard", () => {
       const error = await refusalOf(guarded(`http://localhost:${server.port}/api/products/`));
       expect(error.message).to.equal(
         "outbound request to localhost refused: it resolves to a loopback address, and " +
-          "private networks are not allowed (SITEVOICE_ALLOW_PRIVATE_NETWORKS is off)",
+          "private networks are not allowed " +
+          "(the operator can allow this host with SITEVOICE_OUTBOUND_ALLOW)",
       );
       expect(server.requests).to.deep.equal([]);
     });
@@ -163,7 +118,7 @@ describe("outbound guard", () => {
         "metadata.example": ["169.254.169.254"],
         "cgnat.example": ["100.72.0.9"],
       });
-      const fetcher = guardedFetch({ allowPrivateNetworks: false, resolve: dns.resolve });
+      const fetcher = guardedWith({ allowPrivateNetworks: false, resolve: dns.resolve });
       const reasons: Record<string, RegExp> = {
         "internal.example": /resolves to a private address/,
         "split.example": /resolves to a loopback address/,
@@ -178,6 +133,32 @@ describe("outbound guard", () => {
         expect(error.host).to.equal(name);
         expect(error.message).not.to.match(/\d+\.\d+\.\d+\.\d+|fd12|ffff/);
       }
+    });
+
+    it("lets an allow-list address with a port through, on that port only", async () => {
+      const fetcher = guardedWith({
+        allowPrivateNetworks: false,
+        allow: parseOutboundAllowList(`127.0.0.1:${server.port}`),
+      });
+      const response = await fetcher(`${server.origin}/api/products/?limit=1`);
+      expect(response.status).to.equal(200);
+      await response.arrayBuffer();
+      const error = await refusalOf(fetcher(`http://127.0.0.1:${server.port + 1}/`));
+      expect(error.message).to.match(/127\.0\.0\.1 is a loopback address/);
+    });
+
+    it("lets an allow-list host name through its lookup, on that port only", async () => {
+      const dns = fakeDns({ "shop.internal": ["127.0.0.1"] });
+      const fetcher = guardedWith({
+        allowPrivateNetworks: false,
+        allow: parseOutboundAllowList(`shop.internal:${server.port}`),
+        resolve: dns.resolve,
+      });
+      const response = await fetcher(`http://shop.internal:${server.port}/api/products/`);
+      expect(response.status).to.equal(200);
+      await response.arrayBuffer();
+      const error = await refusalOf(fetcher(`http://shop.internal:${server.port + 1}/`));
+      expect(error.message).to.match(/^outbound request to shop\.internal refused: it resolves/);
     });
 
     it("refuses other schemes and credentials in the URL, without quoting them", async () => {
@@ -195,7 +176,7 @@ describe("outbound guard", () => {
   });
 
   describe("with private networks allowed", () => {
-    const guarded = guardedFetch({ allowPrivateNetworks: true });
+    const guarded = guardedWith({ allowPrivateNetworks: true });
 
     it("reaches a local server by IP literal and by name", async () => {
       const byIp = await guarded(`${server.origin}/api/products/?limit=2`);
@@ -214,13 +195,24 @@ describe("outbound guard", () => {
       const dns = fakeDns({
         "shop.example": () => (answers++ === 0 ? ["127.0.0.1"] : ["127.0.0.3"]),
       });
-      const fetcher = guardedFetch({ allowPrivateNetworks: true, resolve: dns.resolve });
+      const fetcher = guardedWith({ allowPrivateNetworks: true, resolve: dns.resolve });
       const arrived = server.nextRequest("/api/products/");
       const response = await fetcher(`http://shop.example:${server.port}/api/products/`);
       expect(response.status).to.equal(200);
       await response.arrayBuffer();
       expect(dns.calls).to.deep.equal(["shop.example"]);
       expect((await arrived).headers.host).to.equal(`shop.example:${server.port}`);
+    });
+
+    it("reuses a keep-alive socket without resolving the name again", async () => {
+      const dns = fakeDns({ "reuse.example": ["127.0.0.1"] });
+      const fetcher = guardedWith({ allowPrivateNetworks: true, resolve: dns.resolve });
+      for (let i = 0; i < 3; i++) {
+        const response = await fetcher(`http://reuse.example:${server.port}/api/products/`);
+        expect(response.status).to.equal(200);
+        await response.arrayBuffer();
+      }
+      expect(dns.calls).to.deep.equal(["reuse.example"]);
     });
 
     it("follows a redirect on the same host", async () => {
@@ -252,7 +244,7 @@ describe("outbound guard", () => {
       expect(server.requests.length - before).to.equal(6);
 
       before = server.requests.length;
-      const strict = guardedFetch({ allowPrivateNetworks: true, maxRedirects: 1 });
+      const strict = guardedWith({ allowPrivateNetworks: true }, { maxRedirects: 1 });
       await refusalOf(strict(`${server.origin}/api/redirect-loop/0/`));
       expect(server.requests.length - before).to.equal(2);
     });

@@ -6,143 +6,39 @@
  *
  * What it enforces, on every hop:
  * - only http: and https: URLs, without credentials in them;
- * - the address connected to is public: an IP literal is classified as it is; a host name is
- *   resolved (every address, IPv4 and IPv6) and refused when ANY answer is not public. The check
- *   runs inside the socket's own `lookup`, so the address checked is the address connected to:
- *   there is no second resolution a DNS-rebinding server could answer differently;
+ * - the address connected to passes the outbound policy (outbound-policy.ts): an IP literal is
+ *   checked before connecting; a host name is resolved inside the socket's own `lookup`, every
+ *   answer checked, so the address checked is the address connected to: there is no second
+ *   resolution a DNS-rebinding server could answer differently;
  * - redirects are followed by hand, at most `maxRedirects`, each hop checked again, and only to
  *   the same host name (an http → https upgrade is fine, a downgrade or another host is refused).
  *
- * `allowPrivateNetworks` (SITEVOICE_ALLOW_PRIVATE_NETWORKS, for development and tests) lifts the
- * address rule except for the cloud metadata addresses, which no backend legitimately lives on.
+ * The policy's allow-list may name a port, so each request hands its socket a `lookup` that
+ * knows the port; the keep-alive agents set no `lookup` of their own (an Agent's options override
+ * the request's when it creates a socket). A new socket resolves once; a reused one not at all.
  *
  * It is built on node:http(s) rather than the global fetch: the global fetch (bundled undici)
  * takes no custom resolver without the `undici` package, which is not a dependency here. The
  * result still behaves as `fetch` does for the callers: a Request/URL/string and RequestInit in,
  * a WHATWG Response with a streamed body out, `signal` aborting the connection itself.
  */
-import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import type { Readable } from "node:stream";
 import zlib from "node:zlib";
-import ipaddr from "ipaddr.js";
-
-/** A request the guard refused to make. The message names the host, never credentials or paths. */
-export class OutboundBlockedError extends Error {
-  readonly code = "OUTBOUND_BLOCKED";
-
-  constructor(
-    /** The host name (or IP literal) of the refused request. */
-    readonly host: string,
-    /** Why, in words that complete "outbound request to <host> refused: …". */
-    readonly reason: string,
-  ) {
-    super(`outbound request to ${host} refused: ${reason}`);
-    this.name = "OutboundBlockedError";
-  }
-}
-
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
+import { OutboundBlockedError, bareHost, type OutboundPolicy } from "./outbound-policy.ts";
 
 export interface GuardedFetchOptions {
-  /** Lets requests reach private, loopback, link-local … addresses (never cloud metadata ones). */
-  allowPrivateNetworks: boolean;
+  /** Where requests may go; the service passes the policy of its settings. */
+  policy: OutboundPolicy;
   /** Redirects followed before the request is refused; 5 when left out. */
   maxRedirects?: number;
-  /**
-   * Every address of a host name; `dns.lookup` with `all: true` when left out. Tests give names
-   * an address without touching the system resolver.
-   */
-  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** A socket idle this long (no bytes either way) is closed; 300 s when left out, as fetch does. */
   idleTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
-const ALLOW_HINT = "private networks are not allowed (SITEVOICE_ALLOW_PRIVATE_NETWORKS is off)";
-
-/**
- * Instance metadata services hand out cloud credentials: AWS/GCP/Azure/OpenStack
- * (169.254.169.254), AWS ECS task credentials (169.254.170.2), Alibaba (100.100.100.200) and the
- * AWS IPv6 endpoint. Refused even when private networks are allowed.
- */
-const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
-  "169.254.169.254",
-  "169.254.170.2",
-  "100.100.100.200",
-  "fd00:ec2::254",
-]);
-
-/** Readable names of ipaddr.js ranges, for messages. */
-const RANGE_NAMES: Record<string, string> = {
-  unspecified: "unspecified",
-  broadcast: "broadcast",
-  multicast: "multicast",
-  linkLocal: "link-local",
-  loopback: "loopback",
-  carrierGradeNat: "carrier-grade NAT (shared)",
-  private: "private",
-  uniqueLocal: "unique-local",
-  reserved: "reserved",
-  benchmarking: "benchmarking",
-};
-
-/**
- * What an address is: `public` for globally routed unicast, `metadata` for a cloud metadata
- * endpoint, else the special range it falls in (loopback, private, link-local, …). IPv4-mapped
- * and NAT64 IPv6 addresses are judged by the IPv4 address they carry. Throws on a non-address.
- */
-export function addressRange(address: string): string {
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === "ipv6") {
-    const v6 = ip as ipaddr.IPv6;
-    v6.zoneId = undefined;
-    if (METADATA_ADDRESSES.has(v6.toNormalizedString()) || METADATA_ADDRESSES.has(v6.toString())) {
-      return "metadata";
-    }
-    if (v6.isIPv4MappedAddress()) {
-      ip = v6.toIPv4Address();
-    } else if (v6.range() === "rfc6052") {
-      // NAT64 (64:ff9b::/96): a gateway turns it into the IPv4 address in its last 32 bits.
-      ip = ipaddr.IPv4.parse(v6.toByteArray().slice(12).join("."));
-    }
-  }
-  if (ip.kind() === "ipv4" && METADATA_ADDRESSES.has(ip.toString())) return "metadata";
-  const range = ip.range();
-  return range === "unicast" ? "public" : range;
-}
-
-/**
- * Why a connection to `address` is refused, or undefined when it is allowed: only public
- * addresses, unless private networks are allowed; metadata addresses never.
- */
-export function addressRefusal(
-  address: string,
-  options: { allowPrivateNetworks: boolean },
-): string | undefined {
-  const range = addressRange(address);
-  if (range === "metadata") return "a cloud metadata address, which is never allowed";
-  if (range === "public" || options.allowPrivateNetworks) return undefined;
-  return `a ${RANGE_NAMES[range] ?? `special-purpose (${range})`} address`;
-}
-
-/** Whether `address` is a public (globally routed unicast) address. */
-export const isPublicAddress = (address: string): boolean => addressRange(address) === "public";
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | dns.LookupAddress[],
-  family?: number,
-) => void;
-
-const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
  * A `typeof fetch` that refuses what the guard forbids (see the header comment). Refusals reject
@@ -150,50 +46,14 @@ const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
  * the global fetch does; an abort with the signal's reason.
  */
 export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
-  const allowPrivateNetworks = options.allowPrivateNetworks;
+  const { policy } = options;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  const resolve = options.resolve ?? systemResolve;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-
-  /**
-   * The sockets' resolver: resolves once, checks every answer, and hands the socket exactly the
-   * checked addresses. Node calls it only for names; IP literals are checked before connecting.
-   */
-  const lookup = (hostname: string, lookupOptions: dns.LookupOptions, callback: LookupCallback) => {
-    checkedAddresses(hostname, lookupOptions.family).then(
-      (usable) => {
-        const first = usable[0] as ResolvedAddress;
-        if (lookupOptions.all) callback(null, usable);
-        else callback(null, first.address, first.family);
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, ""),
-    );
-  };
-  const checkedAddresses = async (hostname: string, family: unknown) => {
-    const answers = await resolve(hostname);
-    for (const { address } of answers) {
-      const refusal = addressRefusal(address, { allowPrivateNetworks });
-      // The address itself is not named: it would map the service's internal DNS for whoever
-      // controls the host name.
-      if (refusal !== undefined) {
-        const hint = refusal.includes("never") ? "" : `, and ${ALLOW_HINT}`;
-        throw new OutboundBlockedError(hostname, `it resolves to ${refusal}${hint}`);
-      }
-    }
-    const usable =
-      family === 4 || family === 6 ? answers.filter((a) => a.family === family) : answers;
-    if (usable.length === 0) {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
-        code: "ENOTFOUND",
-        hostname,
-      });
-    }
-    return usable;
-  };
   // Keep-alive saves a handshake per search; a pooled socket stays tied to its checked address.
+  // No `lookup` here: it would override each request's, which knows the port.
   const agents = {
-    "http:": new http.Agent({ keepAlive: true, lookup }),
-    "https:": new https.Agent({ keepAlive: true, lookup }),
+    "http:": new http.Agent({ keepAlive: true }),
+    "https:": new https.Agent({ keepAlive: true }),
   };
 
   return async function guarded(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -213,8 +73,17 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
     const originalHost = url.hostname;
 
     for (let redirects = 0; ; redirects++) {
-      checkLiteral(url, allowPrivateNetworks);
-      const response = await send({ url, method, headers, body, signal, agents, idleTimeoutMs });
+      policy.checkLiteral(url.hostname, portOf(url));
+      const response = await send({
+        url,
+        method,
+        headers,
+        body,
+        signal,
+        agents,
+        idleTimeoutMs,
+        policy,
+      });
       setResponseUrl(response, url, redirects > 0);
       const location = response.headers.get("location");
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
@@ -283,18 +152,9 @@ function checkUrl(url: URL): URL {
   return url;
 }
 
-/** URL.hostname keeps the brackets of an IPv6 literal; sockets and classification do not. */
-const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
-
-/** IP literals never reach the socket's `lookup`, so they are judged here. */
-function checkLiteral(url: URL, allowPrivateNetworks: boolean): void {
-  const host = bareHost(url);
-  if (net.isIP(host) === 0) return;
-  const refusal = addressRefusal(host, { allowPrivateNetworks });
-  if (refusal === undefined) return;
-  const hint = refusal.includes("never") ? "" : `, and ${ALLOW_HINT}`;
-  throw new OutboundBlockedError(url.hostname, `${host} is ${refusal}${hint}`);
-}
+/** The port a URL connects to, its scheme's default when it names none. */
+const portOf = (url: URL): number =>
+  url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
 
 /** Same host name only; https → http would put the same credentials on the wire in clear. */
 function checkRedirect(from: URL, to: URL, originalHost: string): void {
@@ -325,6 +185,7 @@ interface Hop {
   signal: AbortSignal | null | undefined;
   agents: Record<"http:" | "https:", http.Agent>;
   idleTimeoutMs: number;
+  policy: OutboundPolicy;
 }
 
 const abortReason = (signal: AbortSignal): unknown =>
@@ -341,8 +202,10 @@ function send(hop: Hop): Promise<Response> {
     const transport = url.protocol === "https:" ? https : http;
     const request = transport.request({
       protocol: url.protocol,
-      hostname: bareHost(url),
-      port: url.port === "" ? undefined : Number(url.port),
+      hostname: bareHost(url.hostname),
+      port: portOf(url),
+      // Called only when the agent opens a new socket; a reused keep-alive socket resolves nothing.
+      lookup: hop.policy.lookup(portOf(url)),
       path: `${url.pathname}${url.search}`,
       method,
       headers: body === undefined ? headers : { ...headers, "content-length": body.byteLength },

@@ -7,6 +7,7 @@ import {
   describeAdapterConformance,
 } from "../../core/host/testing/index.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 import { checkSearch } from "../../core/search/check-search.ts";
 import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
 import {
@@ -214,7 +215,10 @@ describe("adapter-mysql (MariaDB/MySQL)", function () {
     });
 
     it("checks its config with the site schema's rules, and refuses driver options in the URL", async () => {
-      const host = new PluginHost({ logger: pino({ level: "silent" }) });
+      const host = new PluginHost({
+        logger: pino({ level: "silent" }),
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      });
       host.register(mysqlPlugin, "builtin:adapter-mysql");
       const ok = { connectionString: "mysql://reader:secret@db:3306/shop", ssl: true };
       expect(host.validateConfig("adapter", "mysql", ok)).to.deep.equal([]);

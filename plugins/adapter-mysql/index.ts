@@ -31,6 +31,8 @@ export default definePlugin<"adapter", MysqlAdapterConfig>({
           // 504 and kills; the server's limit is the backstop when a kill is lost.
           statementTimeoutMs: ADAPTER_TIMEOUT_MS,
           maxConnections: MYSQL_MAX_CONNECTIONS,
+          // Connections go where the outbound policy allows, as HTTP does through context.fetch.
+          socket: () => context.socket(),
         }),
       );
     } catch (error) {

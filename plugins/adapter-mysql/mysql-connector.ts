@@ -15,15 +15,18 @@
  */
 import { InFlight } from "../../core/util/in-flight.ts";
 import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
+import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import mysql from "mysql2/promise";
 import type { FieldType } from "../../core/search/search-types.ts";
 import type { SqlStatement } from "../../core/search/sql/build-search.ts";
 import { mysqlDialect } from "../../core/search/sql/dialect.ts";
 import {
+  MISSING_RELATION,
+  QUERY_FAILED,
   SqlAdapterError,
   codeOf,
-  isNetworkError,
+  connectFailure,
   messageOf,
   secretRedactor,
   untilAborted,
@@ -42,6 +45,8 @@ export interface MysqlConnectorOptions {
   statementTimeoutMs: number;
   /** Most connections of the search pool. */
   maxConnections: number;
+  /** A socket under the outbound policy (PluginContext.socket); every connection uses one. */
+  socket: () => Socket;
 }
 
 /** What the server is, learned from its version string on the first connection. */
@@ -56,6 +61,9 @@ const ER_NO_SUCH_THREAD = 1094;
 
 /** Server errors of a statement stopped by the time limit: MySQL 3024, MariaDB 1969. */
 const TIMED_OUT = new Set([3024, 1969]);
+
+/** Server errors of an unknown table (1146) and an unknown column (1054). */
+const UNDEFINED = new Set([1146, 1054]);
 
 /**
  * The connection string's parameters the adapter honours. mysql2 would take any other one as a
@@ -88,7 +96,18 @@ export class MysqlConnector implements SqlConnector {
     this.#timeoutMs = options.statementTimeoutMs;
     this.#base = {
       ...connectionOptions(config.connectionString),
-      ...(config.ssl ? { ssl: { rejectUnauthorized: true } } : {}),
+      // verifyIdentity: mysql2 checks the certificate against the host name only when asked.
+      ...(config.ssl ? { ssl: { rejectUnauthorized: true, verifyIdentity: true } } : {}),
+      // mysql2 takes the socket as it is, already connecting, and sets no socket options on it.
+      stream: ({ config: target }: { config: StreamTarget }) => {
+        const socket = options.socket();
+        socket.setNoDelay(true);
+        if (target.enableKeepAlive) socket.setKeepAlive(true, target.keepAliveInitialDelay);
+        // A socketPath is a Unix socket, which the policy refuses.
+        if (target.socketPath) socket.connect(target.socketPath);
+        else socket.connect(target.port ?? 3306, target.host ?? "localhost");
+        return socket;
+      },
       multipleStatements: false,
       connectTimeout: options.statementTimeoutMs,
       enableKeepAlive: true,
@@ -230,7 +249,7 @@ export class MysqlConnector implements SqlConnector {
           () => undefined,
         );
       if (error instanceof SqlAdapterError) throw error;
-      throw this.#failure(error);
+      throw this.#connectFailure(error);
     }
     if (this.#ready.has(connection.connection)) return connection;
     try {
@@ -240,7 +259,7 @@ export class MysqlConnector implements SqlConnector {
     } catch (error) {
       connection.destroy();
       if (error instanceof SqlAdapterError) throw error;
-      throw this.#failure(error);
+      throw this.#connectFailure(error);
     }
   }
 
@@ -271,7 +290,7 @@ export class MysqlConnector implements SqlConnector {
     try {
       return await this.#server;
     } catch (error) {
-      throw error instanceof SqlAdapterError ? error : this.#failure(error);
+      throw error instanceof SqlAdapterError ? error : this.#connectFailure(error);
     }
   }
 
@@ -314,11 +333,20 @@ export class MysqlConnector implements SqlConnector {
     return new Set(names);
   }
 
+  /** A connection that could not be made: the reason is logged, the caller reads connectFailure's. */
+  #connectFailure(error: unknown): SqlAdapterError {
+    this.#logger.warn(
+      { code: codeOf(error), error: this.#redact(messageOf(error)) },
+      `could not connect to ${this.#label}`,
+    );
+    return connectFailure(error);
+  }
+
+  /** A statement that failed: the reason is logged, the caller reads one of a few fixed messages. */
   #failure(error: unknown): SqlAdapterError {
     const errno = (error as { errno?: unknown } | null)?.errno;
     const code = codeOf(error);
     const label = this.#label;
-    const message = this.#redact(messageOf(error));
     if (typeof errno === "number" && TIMED_OUT.has(errno)) {
       return new SqlAdapterError(
         "backend",
@@ -326,12 +354,24 @@ export class MysqlConnector implements SqlConnector {
         code,
       );
     }
-    if (isNetworkError(error)) {
-      return new SqlAdapterError("backend", `cannot reach ${label}: ${message}`, code);
+    this.#logger.warn(
+      { code, errno, error: this.#redact(messageOf(error)) },
+      `${label} query failed`,
+    );
+    if (typeof errno === "number" && UNDEFINED.has(errno)) {
+      return new SqlAdapterError("backend", MISSING_RELATION, code);
     }
-    const tag = typeof errno === "number" && code !== undefined ? ` [${code} ${errno}]` : "";
-    return new SqlAdapterError("backend", `${label}: ${message}${tag}`, code);
+    return new SqlAdapterError("backend", QUERY_FAILED, code);
   }
+}
+
+/** Where mysql2 asks the `stream` factory to connect (its connection config). */
+interface StreamTarget {
+  host?: string;
+  port?: number;
+  socketPath?: string;
+  enableKeepAlive?: boolean;
+  keepAliveInitialDelay?: number;
 }
 
 interface CorePoolQueues {

@@ -6,6 +6,7 @@ import {
   describeAdapterConformance,
 } from "../../core/host/testing/index.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 import { pino } from "pino";
 import { checkSearch } from "../../core/search/check-search.ts";
 import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
@@ -240,7 +241,10 @@ describe("adapter-postgres (PostgreSQL)", function () {
     });
 
     it("checks its config with the site schema's rules", () => {
-      const host = new PluginHost({ logger: pino({ level: "silent" }) });
+      const host = new PluginHost({
+        logger: pino({ level: "silent" }),
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      });
       host.register(postgresPlugin, "builtin:adapter-postgres");
       const ok = { connectionString: "postgres://reader:secret@db:5432/shop", schema: "shop" };
       expect(host.validateConfig("adapter", "postgres", ok)).to.deep.equal([]);

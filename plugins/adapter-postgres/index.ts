@@ -32,6 +32,8 @@ export default definePlugin<"adapter", PostgresAdapterConfig>({
           statementTimeoutMs: ADAPTER_TIMEOUT_MS,
           maxConnections: POSTGRES_MAX_CONNECTIONS,
           applicationName: `sitevoice ${context.scope}`.slice(0, 63),
+          // Connections go where the outbound policy allows, as HTTP does through context.fetch.
+          socket: () => context.socket(),
         }),
       );
     } catch (error) {

@@ -14,15 +14,18 @@
  */
 import { InFlight } from "../../core/util/in-flight.ts";
 import { readOnlyRound } from "../../core/search/sql/read-only-round.ts";
+import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import pg from "pg";
 import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
 import { relationSql, type SqlStatement } from "../../core/search/sql/build-search.ts";
 import { postgresDialect } from "../../core/search/sql/dialect.ts";
 import {
+  MISSING_RELATION,
+  QUERY_FAILED,
   SqlAdapterError,
   codeOf,
-  isNetworkError,
+  connectFailure,
   messageOf,
   secretRedactor,
   untilAborted,
@@ -44,10 +47,15 @@ export interface PostgresConnectorOptions {
   maxConnections: number;
   /** Shown in pg_stat_activity, so a DBA can tell whose connections these are. */
   applicationName: string;
+  /** A socket under the outbound policy (PluginContext.socket); every connection uses one. */
+  socket: () => Socket;
 }
 
 /** SQLSTATE of "canceling statement due to statement timeout" (and of a user cancel). */
 const QUERY_CANCELED = "57014";
+
+/** SQLSTATEs of an undefined table and an undefined column. */
+const UNDEFINED = new Set(["42P01", "42703"]);
 
 export class PostgresConnector implements SqlConnector {
   readonly dialect = postgresDialect;
@@ -80,6 +88,10 @@ export class PostgresConnector implements SqlConnector {
       keepAlive: true,
       allowExitOnIdle: true,
       types: resultTypes,
+      // pg calls connect(port, host) on it, or connect(path) for a `/…` host, which the policy
+      // refuses. TLS goes on top of it with the host name, so the certificate is checked
+      // against the name.
+      stream: () => options.socket(),
     };
     this.#pool = this.#newPool(options.maxConnections);
   }
@@ -209,7 +221,7 @@ export class PostgresConnector implements SqlConnector {
           () => undefined,
         );
       if (error instanceof SqlAdapterError) throw error;
-      throw this.#failure(error);
+      throw this.#connectFailure(error);
     }
   }
 
@@ -228,6 +240,16 @@ export class PostgresConnector implements SqlConnector {
     this.#terminations.track(termination);
   }
 
+  /** A connection that could not be made: the reason is logged, the caller reads connectFailure's. */
+  #connectFailure(error: unknown): SqlAdapterError {
+    this.#logger.warn(
+      { code: codeOf(error), error: this.#redact(messageOf(error)) },
+      "could not connect to PostgreSQL",
+    );
+    return connectFailure(error);
+  }
+
+  /** A statement that failed: the reason is logged, the caller reads one of a few fixed messages. */
   #failure(error: unknown): SqlAdapterError {
     const code = codeOf(error);
     const message = this.#redact(messageOf(error));
@@ -238,11 +260,11 @@ export class PostgresConnector implements SqlConnector {
         code,
       );
     }
-    if (isNetworkError(error)) {
-      return new SqlAdapterError("backend", `cannot reach PostgreSQL: ${message}`, code);
+    this.#logger.warn({ code, error: message }, "PostgreSQL query failed");
+    if (code !== undefined && UNDEFINED.has(code)) {
+      return new SqlAdapterError("backend", MISSING_RELATION, code);
     }
-    const sqlState = code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? ` [${code}]` : "";
-    return new SqlAdapterError("backend", `PostgreSQL: ${message}${sqlState}`, code);
+    return new SqlAdapterError("backend", QUERY_FAILED, code);
   }
 }
 

@@ -11,9 +11,10 @@ import {
   describeAdapterConformance,
 } from "../../core/host/testing/index.ts";
 import type { AdapterQuery, CollectionSpec } from "../../core/search/search-types.ts";
-import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
 import restPlugin, { type RestConfig } from "./index.ts";
+import { RestClient } from "./rest-client.ts";
 import { addQueryParameters, collectionUrl } from "./rest-query.ts";
 
 const logger = pino({ level: "silent" });
@@ -46,12 +47,15 @@ describe("REST adapter", () => {
   let server: DrfServer;
   const hosts: PluginHost[] = [];
 
-  /** The adapter as the service makes it: through a PluginHost handing plugins a guarded fetch. */
+  /**
+   * The adapter as the service makes it: through a PluginHost handing plugins a guarded fetch.
+   * The DRF server is on 127.0.0.1, so private networks are allowed unless a case says not.
+   */
   async function restAdapter(
     config: RestConfig,
     options: { allowPrivateNetworks: boolean } = { allowPrivateNetworks: true },
   ): Promise<DataAdapter> {
-    const host = new PluginHost({ logger, fetch: guardedFetch(options) });
+    const host = new PluginHost({ logger, outbound: new OutboundPolicy(options) });
     host.register(restPlugin, "builtin:adapter-rest");
     host.start();
     hosts.push(host);
@@ -307,25 +311,49 @@ describe("REST adapter", () => {
       expect(await failure(adapter, "/wrong-shape/")).to.match(
         /^backend answered JSON that is neither/,
       );
-      expect(await failure(adapter, "/drop/")).to.equal(
-        `the backend at ${host} closed the connection unexpectedly`,
-      );
+      // A reset says no more than a refused or unreachable backend would.
+      expect(await failure(adapter, "/drop/")).to.equal(`could not reach the backend at ${host}`);
       expect(await failure(adapter, "/redirect-away/")).to.equal(
         "outbound request to 127.0.0.1 refused: it redirected to another host (localhost); " +
           "only same-host redirects are followed",
       );
     });
 
-    it("reports an unreachable backend", async () => {
+    it("reports an unreachable backend without saying why (refused, reset, timed out)", async () => {
       const port = await closedPort();
       const adapter = await restAdapter(secretConfig(`http://127.0.0.1:${port}/api`));
       expect(await failure(adapter, "/products/")).to.equal(
-        `could not reach the backend at 127.0.0.1:${port}: connection refused`,
+        `could not reach the backend at 127.0.0.1:${port}`,
       );
       let caught: unknown;
       await adapter.test?.({ signal }).catch((error: unknown) => (caught = error));
-      expect(String(caught)).to.include(`could not reach the backend at 127.0.0.1:${port}`);
+      expect(String(caught)).to.match(
+        new RegExp(`test failed: could not reach the backend at 127\\.0\\.0\\.1:${port}$`),
+      );
       expect(String(caught)).not.to.include(BEARER_SECRET);
+    });
+
+    it("gives refused, reset, connect timeout, unreachable and DNS failures one message", async () => {
+      const codes = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"];
+      for (const code of [...codes, "ENOTFOUND", "UND_ERR_CONNECT_TIMEOUT"]) {
+        // As the guarded fetch fails: TypeError("fetch failed") with the socket's error as cause.
+        const failing = (async () => {
+          throw new TypeError("fetch failed", {
+            cause: Object.assign(new Error(`connect ${code} 10.9.8.7:5432`), { code }),
+          });
+        }) as typeof fetch;
+        const client = new RestClient({
+          fetch: failing,
+          headers: new Headers(),
+          timeoutMs: 1000,
+          secrets: [],
+        });
+        const answer = await client.records(new URL("https://api.shop.example/v1/items"), signal);
+        expect(answer, code).to.deep.equal({
+          ok: false,
+          error: "could not reach the backend at api.shop.example",
+        });
+      }
     });
 
     it("stops at timeoutMs", async () => {
@@ -374,7 +402,10 @@ describe("REST adapter", () => {
 
   describe("config", () => {
     const issues = (config: unknown) => {
-      const host = new PluginHost({ logger });
+      const host = new PluginHost({
+        logger,
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+      });
       host.register(restPlugin, "builtin:adapter-rest");
       return host.validateConfig("adapter", "rest", config).map((i) => i.field);
     };

@@ -52,6 +52,7 @@ export class RestAdapter implements DataAdapter {
       fetch: context.fetch,
       headers: requestHeaders(config),
       timeoutMs: config.timeoutMs ?? ADAPTER_TIMEOUT_MS,
+      logger: context.logger,
       secrets: [config.auth?.value, ...Object.values(config.headers ?? {})].filter(
         (value): value is string => value !== undefined && value.length >= MIN_SCRUBBED_LENGTH,
       ),

@@ -1,13 +1,14 @@
 /**
  * The REST adapter's one kind of request: a GET of a customer's API that answers a list of
  * records, either bare or as DRF's `{count, results}`. Everything that can go wrong (refused by
- * the SSRF guard, unreachable, dropped, too slow, non-2xx, too big, not JSON, the wrong shape)
+ * the outbound policy, unreachable, too slow, non-2xx, too big, not JSON, the wrong shape)
  * becomes a readable message that names the backend's host and never a credential: these messages
  * reach the site owner in `details.error` and the logs.
  */
 import { readCappedBody } from "../../core/util/read-capped.ts";
 import http from "node:http";
-import { OutboundBlockedError } from "../../core/security/outbound-guard.ts";
+import type { Logger } from "pino";
+import { OutboundBlockedError } from "../../core/security/outbound-policy.ts";
 
 /** The most of an answer read: a REST source is meant for small collections (under 500 items). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -25,6 +26,8 @@ export interface RestClientOptions {
   timeoutMs: number;
   /** Values that must never appear in a message, whatever a lower layer put in it. */
   secrets: string[];
+  /** Receives the code of each network failure, which the message leaves out. */
+  logger?: Logger;
 }
 
 /** Why a request ended early, told apart from the signal that ended it. */
@@ -92,6 +95,10 @@ export class RestClient {
       if (signal.aborted) {
         return { ok: false, error: `the request to the backend at ${host} was cancelled` };
       }
+      this.#options.logger?.warn(
+        { host, code: errorCode(error) },
+        "could not reach the REST backend",
+      );
       return { ok: false, error: failureMessage(error, host) };
     } finally {
       clearTimeout(timer);
@@ -144,34 +151,18 @@ function parseRecords(body: Uint8Array): RecordsAnswer {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Network failures by their cause's code; Node's own messages are not passed on verbatim. */
+/**
+ * A refusal by the outbound policy keeps its own message (it tells the site owner what to ask
+ * the operator for); every network failure, refused, reset, timed out, unreachable, DNS or TLS,
+ * is one message: telling them apart would tell whoever writes baseUrl which ports are open on
+ * the hosts they may reach. The RestClient's logger keeps the code.
+ */
 function failureMessage(error: unknown, host: string): string {
   const blocked = causes(error).find(
     (e) => e instanceof OutboundBlockedError || e.name === "OutboundBlockedError",
   );
   if (blocked !== undefined) return String(blocked.message);
-  const code = errorCode(error);
-  switch (code) {
-    case "ECONNREFUSED":
-      return `could not reach the backend at ${host}: connection refused`;
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return `could not reach the backend at ${host}: the host name does not resolve`;
-    case "ECONNRESET":
-    case "EPIPE":
-    case "UND_ERR_SOCKET":
-      return `the backend at ${host} closed the connection unexpectedly`;
-    case "ETIMEDOUT":
-      return `the connection to the backend at ${host} timed out`;
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-      return `could not reach the backend at ${host}: no route to the host`;
-    default:
-      if (code !== undefined && /CERT|TLS|SSL/.test(code)) {
-        return `the backend at ${host} has a TLS certificate that is not accepted (${code})`;
-      }
-      return `could not reach the backend at ${host}${code === undefined ? "" : ` (${code})`}`;
-  }
+  return `could not reach the backend at ${host}`;
 }
 
 /** An error and its causes, outermost first. */

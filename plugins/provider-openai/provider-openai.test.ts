@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { PluginCallError } from "../../core/host/plugin-errors.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
 import type { VoiceProvider, VoiceSessionRequest } from "../../core/host/plugin.ts";
-import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 import { loadSettings } from "../../core/settings.ts";
 import type { SiteConfig } from "../../core/sites/site-types.ts";
 import { readSiteFile } from "../../core/sites/yaml/site-file.ts";
@@ -74,7 +74,10 @@ describe("provider-openai", () => {
   beforeEach(async () => {
     standin = await startOpenAiStandin();
     // The stand-in is on 127.0.0.1, which the production guard refuses.
-    host = new PluginHost({ logger, fetch: guardedFetch({ allowPrivateNetworks: true }) });
+    host = new PluginHost({
+      logger,
+      outbound: new OutboundPolicy({ allowPrivateNetworks: true }),
+    });
     await host.loadBuiltins(path.resolve("plugins"));
     host.start();
   });
@@ -250,7 +253,7 @@ describe("provider-openai", () => {
   it("goes through the host's guarded fetch", async () => {
     const guarded = new PluginHost({
       logger,
-      fetch: guardedFetch({ allowPrivateNetworks: false }),
+      outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
     });
     try {
       await guarded.loadBuiltins(path.resolve("plugins"));

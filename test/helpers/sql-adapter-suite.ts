@@ -12,7 +12,7 @@
 import { expect } from "chai";
 import { pino } from "pino";
 import { isServiceError } from "../../core/http/errors.ts";
-import type { PluginDefinition } from "../../core/host/plugin.ts";
+import type { PluginContext, PluginDefinition } from "../../core/host/plugin.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
 import {
   conformanceCollection,
@@ -27,7 +27,11 @@ import type {
   Filter,
   SearchParams,
 } from "../../core/search/search-types.ts";
+import { SqlAdapterError } from "../../core/search/sql/errors.ts";
 import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
+import { guardedSocket } from "../../core/security/guarded-socket.ts";
+import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 
 /** The password in every connection string the secrets tests use. */
 export const TEST_SECRET = "Sup3r-S3cret_pw";
@@ -57,14 +61,26 @@ export interface SqlTestBackend {
 }
 
 const logger = pino({ level: "silent" });
-const context = { logger, fetch: globalThis.fetch, now: Date.now, scope: "test-site" };
+/**
+ * The test servers are on 127.0.0.1, which the default policy refuses: these suites allow
+ * private networks, and test/outbound-policy.test.ts checks the default.
+ */
+const policy = new OutboundPolicy({ allowPrivateNetworks: true });
+const context: PluginContext = {
+  logger,
+  fetch: guardedFetch({ policy }),
+  socket: () => guardedSocket(policy),
+  now: Date.now,
+  scope: "test-site",
+};
 const never = () => new AbortController().signal;
 
 export async function createAdapter(
   plugin: SqlTestBackend["plugin"],
   config: { connectionString: string; ssl?: boolean; schema?: string },
+  overrides: Partial<PluginContext> = {},
 ): Promise<SqlAdapter> {
-  return (await plugin.create(config, context)) as unknown as SqlAdapter;
+  return (await plugin.create(config, { ...context, ...overrides })) as unknown as SqlAdapter;
 }
 
 /** Polls `check` until it holds; fails naming `what` if it never does. */
@@ -321,8 +337,14 @@ function suite(backend: SqlTestBackend): void {
       } catch (error) {
         failure = error;
       }
-      expect(failure).to.be.instanceOf(Error);
-      expect((failure as Error).message).to.match(/read.only/i);
+      expect(failure).to.be.instanceOf(SqlAdapterError);
+      // The server's reason stays out of the message, but the error keeps its code: SQLSTATE
+      // 25006 (PostgreSQL), ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (MySQL, MariaDB).
+      expect((failure as SqlAdapterError).message).to.equal("the query failed");
+      expect((failure as SqlAdapterError).code).to.be.oneOf([
+        "25006",
+        "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION",
+      ]);
       expect(await rowCount()).to.equal(CONFORMANCE_DATASET.length);
     });
   });
@@ -499,7 +521,7 @@ function suite(backend: SqlTestBackend): void {
 
   describe("lifecycle", () => {
     it("closes the old pool when the site's config changes", async () => {
-      const host = new PluginHost({ logger });
+      const host = new PluginHost({ logger, outbound: policy });
       host.register(backend.plugin, `builtin:${backend.plugin.name}`);
       host.start();
       const type = backend.plugin.type as string;
@@ -533,6 +555,68 @@ function suite(backend: SqlTestBackend): void {
         failure = error;
       }
       expect(failure).to.be.instanceOf(Error);
+    });
+  });
+
+  describe("error messages", () => {
+    it("says a table or column of the collection does not exist, not the server's words", async () => {
+      const query = checked(products, {});
+      const noTable = await adapter.search({ ...products, source: "no_such_table" }, query, {
+        signal: never(),
+      });
+      const noColumn = await adapter.search(
+        products,
+        { ...query, fields: [...query.fields, "no_such_column"] },
+        { signal: never() },
+      );
+      for (const result of [noTable, noColumn]) {
+        expect(result).to.deep.equal({
+          success: false,
+          error: "a table or column of the collection does not exist",
+        });
+      }
+    });
+
+    it("gives every connection failure one message, without reason, host or port", async () => {
+      const unknownDatabase = new URL(backend.url());
+      unknownDatabase.pathname = "/sv_no_such_database";
+      for (const connectionString of [
+        backend.closedPortUrl,
+        backend.unknownUserUrl,
+        unknownDatabase.toString(),
+      ]) {
+        const subject = await createAdapter(backend.plugin, { connectionString });
+        try {
+          const result = await subject.search(products, checked(products, {}), {
+            signal: never(),
+          });
+          expect(result, connectionString).to.deep.equal({
+            success: false,
+            error: "could not connect to the database",
+          });
+        } finally {
+          await subject.close();
+        }
+      }
+    });
+
+    it("logs the reason of a connection failure, with the password masked", async () => {
+      const lines: string[] = [];
+      const capture = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+      const subject = await createAdapter(
+        backend.plugin,
+        { connectionString: backend.unknownUserUrl },
+        { logger: capture },
+      );
+      try {
+        await subject.search(products, checked(products, {}), { signal: never() });
+      } finally {
+        await subject.close();
+      }
+      const logged = lines.join("\n");
+      expect(logged).to.match(/could not connect to/);
+      expect(logged).to.include("sv_nobody");
+      expect(logged).not.to.include(TEST_SECRET);
     });
   });
 

@@ -2,7 +2,13 @@
  * The failures of the SQL adapters, and the two things every one of them needs: a message that
  * can be shown to a site owner (never the password or the connection string, whatever the driver
  * put in it), and a way to stop waiting when the caller's signal aborts.
+ *
+ * The messages a site owner reads are few and fixed, never the driver's text: whoever writes the
+ * connection string chooses the host and port, and "connection refused" against "timed out" (or a
+ * driver's quoted server error) would map the network behind the service for them. The logs keep
+ * the driver's reason, password masked.
  */
+import { OutboundBlockedError } from "../../security/outbound-policy.ts";
 
 /**
  * Why a SQL adapter call failed: `refused` before any SQL ran (a bad source or query), `backend`
@@ -110,22 +116,40 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
-/** Node's codes for a database that cannot be reached at all. */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-]);
-
 /** The driver or system error code of a thrown value, if it has a string one. */
 export function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
 }
 
-export const isNetworkError = (error: unknown): boolean => NETWORK_CODES.has(codeOf(error) ?? "");
+/** Any connection-level failure: refused, unreachable, timed out, DNS, login, TLS, database. */
+export const CONNECT_FAILED = "could not connect to the database";
+/** Any statement-level failure without a message of its own below. */
+export const QUERY_FAILED = "the query failed";
+/** An undefined table or column (SQLSTATE 42P01/42703, MySQL 1146/1054). */
+export const MISSING_RELATION = "a table or column of the collection does not exist";
+/** The outbound policy refused the host's address; the address is not named. */
+export const HOST_NOT_ALLOWED =
+  "the database host is not allowed: it is a private, loopback, link-local or metadata address " +
+  "(the operator can allow it with SITEVOICE_OUTBOUND_ALLOW)";
+/** The outbound policy refused a Unix socket path (a `/…` host). */
+export const LOCAL_SOCKET_NOT_ALLOWED =
+  "the database host is not allowed: a Unix socket path reaches the service's own machine";
+
+/**
+ * The failure to show for a connection that could not be made or set up: the outbound policy's
+ * refusal in words a site owner can act on, anything else CONNECT_FAILED. The caller logs the
+ * reason first.
+ */
+export function connectFailure(error: unknown): SqlAdapterError {
+  const code = codeOf(error);
+  if (error instanceof OutboundBlockedError || code === "OUTBOUND_BLOCKED") {
+    const kind = (error as { kind?: unknown }).kind;
+    return new SqlAdapterError(
+      "refused",
+      kind === "local-socket" ? LOCAL_SOCKET_NOT_ALLOWED : HOST_NOT_ALLOWED,
+      code,
+    );
+  }
+  return new SqlAdapterError("backend", CONNECT_FAILED, code);
+}

@@ -1,0 +1,89 @@
+/**
+ * What an IP address is, for the outbound policy: public (globally routed unicast), a cloud
+ * metadata endpoint, or the special-purpose range it falls in (loopback, private, link-local, …).
+ *
+ * IPv6 forms that carry an IPv4 address are judged by that IPv4 address, since that is what a
+ * connection to them reaches: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`,
+ * which the URL parser writes `[::7f00:1]` and ipaddr.js calls plain unicast), SIIT
+ * (`::ffff:0:a.b.c.d`) and the well-known NAT64 prefix (`64:ff9b::a.b.c.d`).
+ */
+import ipaddr from "ipaddr.js";
+
+/**
+ * Instance metadata services hand out cloud credentials: AWS/GCP/Azure/OpenStack
+ * (169.254.169.254), AWS ECS task credentials (169.254.170.2), Alibaba (100.100.100.200), Azure's
+ * wireserver (168.63.129.16, a public address that answers only from inside Azure) and the AWS
+ * IPv6 endpoint. No setting lets a connection reach them.
+ */
+export const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "100.100.100.200",
+  "168.63.129.16",
+  "fd00:ec2::254",
+]);
+
+/** Readable names of ipaddr.js ranges, for messages. */
+const RANGE_LABELS: Record<string, string> = {
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local",
+  loopback: "loopback",
+  carrierGradeNat: "carrier-grade NAT (shared)",
+  private: "private",
+  uniqueLocal: "unique-local",
+  reserved: "reserved",
+  benchmarking: "benchmarking",
+  metadata: "cloud metadata",
+};
+
+const NAT64_PREFIX = ipaddr.IPv6.parse("64:ff9b::");
+const IPV4_COMPATIBLE_PREFIX = ipaddr.IPv6.parse("::");
+
+/**
+ * The address a connection to `address` reaches: the IPv4 address an IPv6 form carries (see the
+ * header comment), else the address itself, without a zone. Throws on a non-address.
+ */
+export function effectiveAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv4") return ip;
+  const v6 = ip as ipaddr.IPv6;
+  v6.zoneId = undefined;
+  const carried = () => ipaddr.IPv4.parse(v6.toByteArray().slice(12).join("."));
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+  const range = v6.range();
+  // SIIT (RFC 6145): ::ffff:0:a.b.c.d.
+  if (range === "rfc6145") return carried();
+  // Only the well-known /96 NAT64 prefix keeps the IPv4 address in the last 32 bits; other
+  // RFC 6052 prefixes place it elsewhere, so they stay special-purpose (refused).
+  if (v6.match(NAT64_PREFIX, 96)) return carried();
+  // IPv4-compatible (::/96, deprecated but still routed by stacks that know it); :: and ::1 are
+  // IPv6's own unspecified and loopback addresses.
+  if (v6.match(IPV4_COMPATIBLE_PREFIX, 96) && range !== "unspecified" && range !== "loopback") {
+    return carried();
+  }
+  return v6;
+}
+
+/**
+ * What an address is: `public` for globally routed unicast, `metadata` for a cloud metadata
+ * endpoint, else the ipaddr.js name of the special range it falls in (`loopback`, `private`,
+ * `linkLocal`, …). Throws on a non-address.
+ */
+export function addressRange(address: string): string {
+  const ip = effectiveAddress(address);
+  if (METADATA_ADDRESSES.has(ip.toString())) return "metadata";
+  if (ip.kind() === "ipv6" && METADATA_ADDRESSES.has((ip as ipaddr.IPv6).toNormalizedString())) {
+    return "metadata";
+  }
+  const range = ip.range();
+  return range === "unicast" ? "public" : range;
+}
+
+/** Whether `address` is a public (globally routed unicast) address. */
+export const isPublicAddress = (address: string): boolean => addressRange(address) === "public";
+
+/** A range of addressRange as words for a message: "loopback", "carrier-grade NAT (shared)", … */
+export const rangeLabel = (range: string): string =>
+  RANGE_LABELS[range] ?? `special-purpose (${range})`;
