@@ -124,6 +124,13 @@ function versionParam(req: Request): number {
 /** A whole site as JSON, or as YAML (`Content-Type: application/yaml`), which records source yaml. */
 function wholeSiteBody(req: Request): { body: unknown; source: ChangeSource } {
   if (!Buffer.isBuffer(req.body)) return { body: req.body, source: "api" };
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1];
+  if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset)) {
+    throw errors.unsupportedMediaType(`The ${charset} charset is not supported; send UTF-8`, {
+      field: "content-type",
+      charset,
+    });
+  }
   const file = parseSiteFile(req.body, "request body");
   const problem = file.problems[0];
   if (problem !== undefined || file.data === undefined) {
