@@ -9,6 +9,7 @@ import type { RateLimiterFactory } from "./http/rate-limiter.ts";
 import { requestContext } from "./http/request-context.ts";
 import { requestLog } from "./http/request-log.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
+import { exampleApiRoutes } from "./routes/example-api-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { leadsRoutes } from "./routes/leads-routes.ts";
 import { widgetRoutes } from "./routes/widget-routes.ts";
@@ -46,6 +47,7 @@ export function createApp(parts: AppParts): Express {
   app.use(sitesRoutes(parts.sites, requireKey));
   app.use(leadsRoutes(parts, requireKey));
   app.use(widgetRoutes(parts, requireKey));
+  if (parts.settings.demo) app.use(exampleApiRoutes());
 
   app.use(notFoundHandler);
   app.use(errorHandler(parts.logger));

@@ -71,12 +71,35 @@ describe("settings", () => {
   });
 
   it("allows no private destination one by one unless SITEVOICE_OUTBOUND_ALLOW says so", () => {
-    expect(loadSettings({}).outboundAllow).to.deep.equal([]);
-    expect(loadSettings({ SITEVOICE_OUTBOUND_ALLOW: " , " }).outboundAllow).to.deep.equal([]);
+    const quiet = { SITEVOICE_DEMO: "off" };
+    expect(loadSettings(quiet).outboundAllow).to.deep.equal([]);
+    expect(loadSettings({ ...quiet, SITEVOICE_OUTBOUND_ALLOW: " , " }).outboundAllow).to.deep.equal(
+      [],
+    );
+  });
+
+  it("turns the demo on for the embedded default only, and lets it reach its own port", () => {
+    const embedded = loadSettings({ PORT: "9000" });
+    expect(embedded.demo).to.equal(true);
+    expect(embedded.outboundAllow).to.deep.equal([
+      { kind: "host", host: "localhost", port: 9000 },
+      { kind: "network", address: "127.0.0.1", prefixLength: 32, port: 9000 },
+    ]);
+    const postgres = loadSettings({ DATABASE_URL: "postgres://db/x" });
+    expect(postgres.demo).to.equal(false);
+    expect(postgres.outboundAllow).to.deep.equal([]);
+    expect(loadSettings({ DATABASE_URL: "postgres://db/x", SITEVOICE_DEMO: "on" }).demo).to.equal(
+      true,
+    );
+    expect(loadSettings({ SITEVOICE_DEMO: "off" }).demo).to.equal(false);
+    // PORT=0 picks a port only when listening: the demo has no own port to allow then.
+    expect(loadSettings({ PORT: "0" }).outboundAllow).to.deep.equal([]);
+    expect(() => loadSettings({ SITEVOICE_DEMO: "maybe" })).to.throw(/SITEVOICE_DEMO/);
   });
 
   it("parses SITEVOICE_OUTBOUND_ALLOW: names, host:port, addresses and CIDRs", () => {
     const settings = loadSettings({
+      SITEVOICE_DEMO: "off",
       SITEVOICE_OUTBOUND_ALLOW:
         "DB.Internal, db.internal:5432, 10.0.0.5, 127.0.0.1:3306, [fd00::5]:5432, fd00::5," +
         " 10.0.0.0/8, fd00::/8, 172.16.0.0/12:5432, [fd00::]/16:6432, localhost",

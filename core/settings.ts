@@ -3,7 +3,11 @@
  * start-up with one line that names the variable.
  */
 import path from "node:path";
-import { parseOutboundAllowList, type OutboundAllowEntry } from "./security/outbound-allow-list.ts";
+import {
+  parseOutboundAllowEntry,
+  parseOutboundAllowList,
+  type OutboundAllowEntry,
+} from "./security/outbound-allow-list.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 export type DatabaseClient = "sqlite" | "postgres" | "mysql";
@@ -55,6 +59,12 @@ export interface Settings {
    * every private address. Empty by default.
    */
   outboundAllow: OutboundAllowEntry[];
+  /**
+   * SITEVOICE_DEMO: the example backend under `/example-api/`, which the example sites of
+   * `sites/` search, with the service's own port on localhost added to `outboundAllow` so they
+   * can. On by default under the embedded default (no DATABASE_URL), off otherwise.
+   */
+  demo: boolean;
   /**
    * The `type` (or name) of the voice-provider plugin that mints the widget's ephemeral tokens;
    * `openai` by default. Another provider reads its config from `pluginConfig` under this value.
@@ -173,10 +183,14 @@ function parsePluginConfig(raw: string): Record<string, unknown> {
 
 function parseBoolean(variable: string, raw: string): boolean {
   const lower = raw.toLowerCase();
-  if (lower === "true") return true;
-  if (lower === "false") return false;
-  throw new SettingsError(variable, `must be true or false (got "${raw}")`);
+  if (lower === "true" || lower === "on") return true;
+  if (lower === "false" || lower === "off") return false;
+  throw new SettingsError(variable, `must be true or false (or on, off) (got "${raw}")`);
 }
+
+/** The service's own port on localhost, where the demo's example backend answers. */
+const demoDestinations = (port: number): OutboundAllowEntry[] =>
+  [`localhost:${port}`, `127.0.0.1:${port}`].map(parseOutboundAllowEntry);
 
 function parseOutboundAllow(raw: string): OutboundAllowEntry[] {
   try {
@@ -221,6 +235,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     }
   }
   const pluginConfig = value("SITEVOICE_PLUGIN_CONFIG");
+  const demo = parseBoolean(
+    "SITEVOICE_DEMO",
+    value("SITEVOICE_DEMO") ?? (value("DATABASE_URL") === undefined ? "on" : "off"),
+  );
   // Unset: ./sites; set but empty: no start-up load.
   const sitesDir = env.SITEVOICE_SITES_DIR === undefined ? "sites" : value("SITEVOICE_SITES_DIR");
   const settings: Settings = {
@@ -254,7 +272,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       "SITEVOICE_ALLOW_PRIVATE_NETWORKS",
       value("SITEVOICE_ALLOW_PRIVATE_NETWORKS") ?? "false",
     ),
-    outboundAllow: parseOutboundAllow(value("SITEVOICE_OUTBOUND_ALLOW") ?? ""),
+    outboundAllow: [
+      ...parseOutboundAllow(value("SITEVOICE_OUTBOUND_ALLOW") ?? ""),
+      ...(demo && port !== 0 ? demoDestinations(port) : []),
+    ],
+    demo,
     voiceProvider: parseVoiceProvider(value("SITEVOICE_VOICE_PROVIDER") ?? "openai"),
     openai: {
       apiKey: value("OPENAI_API_KEY"),

@@ -1,0 +1,162 @@
+/**
+ * Every `curl` example of the README runs as written, in order, against a fresh `npm start`: the
+ * real `sitevoice serve` on port 8787 (the port the examples name) with a new data folder and the
+ * repository's `sites/`, the shell blocks run by bash from the repository's folder with `KEY` set
+ * to the first key the service printed. Each call must answer in the envelope with a 2xx status,
+ * or with the status its line announces (`# → 503`).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { run, serving, stop, type Run } from "./helpers/cli-process.ts";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const PORT = 8787;
+
+/** One shell block of the README that calls the service, with what each call must answer. */
+interface Example {
+  /** The README line the block starts at, for messages. */
+  line: number;
+  script: string;
+  /** Per curl command, in order: a status, or undefined for any 2xx. */
+  expected: (number | undefined)[];
+}
+
+/** The README's ```sh blocks that hold a curl command, as written. */
+function readmeExamples(): Example[] {
+  const text = fs.readFileSync(path.join(repo, "README.md"), "utf8");
+  const examples: Example[] = [];
+  for (const match of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    const script = match[1] as string;
+    // A command continued over several lines with `\` is one command.
+    const commands = script.replace(/\\\n/g, " ").split("\n");
+    const calls = commands.filter((command) => /^\s*curl\s/.test(command));
+    if (calls.length === 0) continue;
+    examples.push({
+      line: text.slice(0, match.index).split("\n").length,
+      script,
+      expected: calls.map((call) => {
+        const announced = /#\s*→\s*(\d{3})\b/.exec(call)?.[1];
+        return announced === undefined ? undefined : Number(announced);
+      }),
+    });
+  }
+  return examples;
+}
+
+/**
+ * Wraps `curl` for the block: the call runs as written (plus `-w` for the status), its body is
+ * printed as usual and kept, one file per call, beside its status.
+ */
+const RECORDER = [
+  "curl() {",
+  "  local out n",
+  '  out=$(command curl -sS -w "\\n%{http_code}" "$@") || { echo "curl failed ($?): $*" >&2; return 1; }',
+  '  n=$(wc -l < "$RECORD/statuses")',
+  "  printf '%s\\n' \"${out%$'\\n'*}\" > \"$RECORD/body-$n\"",
+  "  printf '%s\\n' \"${out##*$'\\n'}\" >> \"$RECORD/statuses\"",
+  "  printf '%s\\n' \"${out%$'\\n'*}\"",
+  "}",
+  "set -e",
+].join("\n");
+
+function bash(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "bash",
+      ["-c", `${RECORDER}\n${script}`],
+      { cwd: repo, env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr }),
+    );
+  });
+}
+
+const portFree = () =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(PORT, "0.0.0.0", () => server.close(() => resolve(true)));
+  });
+
+describe("the README's curl examples", function () {
+  this.timeout(120_000);
+  let cwd: string;
+  let service: Run | undefined;
+
+  before(async function () {
+    if (!(await portFree())) {
+      throw new Error(`port ${PORT} is taken: the README's examples need it for a fresh npm start`);
+    }
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-readme-"));
+    service = run(["serve"], cwd, {
+      PORT: String(PORT),
+      SITEVOICE_SITES_DIR: path.join(repo, "sites"),
+    });
+    await serving(service);
+  });
+  after(async () => {
+    if (service !== undefined) await stop(service);
+    if (cwd !== undefined) fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("finds the examples: the quick start's, the sites API's, a search, the widget's", () => {
+    const examples = readmeExamples();
+    const all = examples.map((e) => e.script).join("\n");
+    expect(examples.length).to.be.at.least(5);
+    for (const path_ of ["/v1/sites", "/query", "/config", "/token", "/versions", "/v1/leads"]) {
+      expect(all, path_).to.include(path_);
+    }
+  });
+
+  it("runs every example in order, each call answering as the README says", async () => {
+    const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service!.output())?.[1];
+    expect(key, service!.output()).to.be.a("string");
+    const examples = readmeExamples();
+    let searched = false;
+    for (const example of examples) {
+      const record = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-readme-calls-"));
+      try {
+        fs.writeFileSync(path.join(record, "statuses"), "");
+        const result = await bash(example.script, { KEY: key!, RECORD: record });
+        const where = `README line ${example.line}:\n${example.script}\n${result.output}`;
+        expect(result.code, where).to.equal(0);
+        const statuses = fs
+          .readFileSync(path.join(record, "statuses"), "utf8")
+          .trim()
+          .split("\n")
+          .map(Number);
+        expect(statuses, where).to.have.length(example.expected.length);
+        statuses.forEach((status, i) => {
+          const body = JSON.parse(fs.readFileSync(path.join(record, `body-${i}`), "utf8")) as {
+            success: boolean;
+            data?: { items?: unknown[] };
+            meta?: { request_id?: string };
+          };
+          const expected = example.expected[i];
+          const call = `call ${i + 1} of ${where}`;
+          if (expected === undefined) {
+            expect(status, call).to.be.within(200, 299);
+            expect(body.success, call).to.equal(true);
+          } else {
+            expect(status, call).to.equal(expected);
+            expect(body.success, call).to.equal(false);
+          }
+          expect(body.meta?.request_id, call).to.match(/^req_/);
+          if ((body.data?.items?.length ?? 0) > 0) searched = true;
+        });
+      } finally {
+        fs.rmSync(record, { recursive: true, force: true });
+      }
+    }
+    // At least one example searched an example site and got its data.
+    expect(searched, "a search that returned items").to.equal(true);
+  });
+});
