@@ -194,6 +194,25 @@ for (const mode of modes) {
       expect(lines).to.include("= corner-bakery  sites/corner-bakery.yaml  unchanged (version 1)");
     });
 
+    it("refuses a masked secret in a file whose baseUrl now names another host, at its line", async () => {
+      const path_ = file("corner-bakery.yaml");
+      const original = fs.readFileSync(path_, "utf8");
+      expect(original).to.include("value: ••••5e4f");
+      fs.writeFileSync(
+        path_,
+        original.replace("https://api.cornerbakery.example", "https://collector.example"),
+      );
+      expect(await syncCommand([], options())).to.equal(1);
+      expect(lines[0]).to.match(
+        /^sites\/corner-bakery\.yaml:\d+:\d+ {2}adapter\.config\.auth\.value {2}adapter\.config\.auth\.value is masked, but the adapter now points somewhere else/,
+      );
+      const site = (await target.list()).find((s) => s.site_id === "corner-bakery");
+      expect(site?.adapter?.config).to.deep.include({
+        baseUrl: "https://api.cornerbakery.example",
+      });
+      fs.writeFileSync(path_, original);
+    });
+
     it("a site whose file is gone is kept, and deleted only with --prune", async () => {
       fs.rmSync(file("corner-bakery.yaml"));
       expect(await syncCommand([], options())).to.equal(0);
