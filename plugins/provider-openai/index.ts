@@ -145,6 +145,9 @@ export class OpenAiProvider implements VoiceProvider {
         throw this.#failure(`OpenAI did not answer within ${this.#timeoutMs} ms`);
       }
       if (signal.aborted) throw this.#failure("the request to OpenAI was cancelled");
+      // The network's own code is for the operator's log; the client hears that OpenAI is down.
+      const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+      this.#context.logger.warn({ code: cause?.code }, "OpenAI could not be reached");
       throw this.#failure(unreachable(error, new URL(url).host));
     } finally {
       clearTimeout(timer);
@@ -200,18 +203,17 @@ function statusLine(response: Response): string {
 }
 
 /**
- * Why no answer came: the SSRF guard's refusal (its message names only the host), or the
- * network's error code. The guard's error is recognised by its code, not by `instanceof`: a plugin
- * may hold another copy of the guard's module than the host that made the fetch.
+ * Why no answer came: the SSRF guard's refusal (its message names only the host), or that the
+ * network failed (its code goes to the log, not to the client). The guard's error is recognised
+ * by its code, not by `instanceof`: a plugin may hold another copy of the guard's module than the
+ * host that made the fetch.
  */
 function unreachable(error: unknown, host: string): string {
   const refused = error as { code?: unknown; message?: unknown } | undefined;
   if (refused?.code === "OUTBOUND_BLOCKED" && typeof refused.message === "string") {
     return refused.message;
   }
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
-  return `OpenAI at ${host} could not be reached${code}`;
+  return `OpenAI at ${host} could not be reached`;
 }
 
 export const OPENAI_REALTIME_VOICES = [
