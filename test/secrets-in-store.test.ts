@@ -19,7 +19,7 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import { signBody } from "./helpers/widget-signature.ts";
+import { signedPost } from "./helpers/widget-session.ts";
 
 const ORIGIN = "https://dump.example";
 
@@ -160,15 +160,14 @@ for (const target of databaseTargets) {
       secrets["signing secret"] = session.signing_secret;
       secrets["ephemeral provider token"] = session.ephemeral_token.value;
       const signed = async (path: string, payload: unknown, status: number) => {
-        const body = JSON.stringify(payload);
-        return request(service.server)
-          .post(`/v1/${siteId}${path}`)
-          .set("Origin", ORIGIN)
-          .set("Content-Type", "application/json")
-          .set("X-Service-Session", session.session_id)
-          .set("X-Service-Signature", await signBody(session.signing_secret, body))
-          .send(body)
-          .expect(status);
+        const res = await signedPost(
+          service,
+          { ...session, siteId, origin: ORIGIN },
+          path,
+          payload,
+        );
+        expect(res.status, JSON.stringify(res.body)).to.equal(status);
+        return res;
       };
       await signed("/query", { collection: "products", query: "sofa" }, 200);
       // The backend got the token: the walk really used it.

@@ -5,8 +5,7 @@
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
-import request, { type Response } from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import type { Response } from "supertest";
 import {
   createTestDatabase,
   databaseTargets,
@@ -15,57 +14,13 @@ import {
 } from "./helpers/test-databases.ts";
 import { redisAvailable, TEST_REDIS_URL } from "./helpers/test-redis.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import { signBody } from "./helpers/widget-signature.ts";
+import { inlineSiteWithSession, signedPost } from "./helpers/widget-session.ts";
 
-const ORIGIN = "https://limits.example";
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 
-interface Session {
-  siteId: string;
-  session_id: string;
-  signing_secret: string;
-}
-
-/**
- * A site with a tiny inline dataset and a session on it, with ids unique to this run, in a
- * workspace of its own (each has the same domain, which a workspace gives one site only).
- */
-async function siteWithSession(service: TestService): Promise<Session> {
-  const workspaceId = await service.workspace();
-  const siteId = `limits-${crypto.randomBytes(4).toString("hex")}`;
-  await service.sites.create(operatorPrincipal(workspaceId, "test"), {
-    site_id: siteId,
-    business_name: "Limits",
-    business_description: "",
-    domain: "limits.example",
-    adapter: {
-      type: "inline",
-      config: { records: { items: [{ name: "a" }, { name: "b" }] } },
-      collections: { items: { source: "items", searchable_fields: ["name"] } },
-    },
-  });
-  const { session, signingSecret } = await service.sessions.create(
-    { site_id: siteId, workspace_id: workspaceId },
-    { ip: "203.0.113.9", userAgent: "test" },
-  );
-  return { siteId, session_id: session.id, signing_secret: signingSecret };
-}
-
-async function signedPost(
-  service: TestService,
-  session: Session,
-  path: string,
-  payload: unknown,
-): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return request(service.server)
-    .post(`/v1/${session.siteId}${path}`)
-    .set("Origin", ORIGIN)
-    .set("Content-Type", "application/json")
-    .set("X-Service-Session", session.session_id)
-    .set("X-Service-Signature", await signBody(session.signing_secret, body))
-    .send(body);
-}
+/** A site and a session on it, with ids unique to this run. */
+const siteWithSession = (service: TestService) =>
+  inlineSiteWithSession(service, { prefix: "limits", domain: "limits.example" });
 
 const statuses = (responses: Response[]) =>
   responses.reduce<Record<number, number>>((count, r) => {

@@ -6,9 +6,7 @@
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
-import request, { type Response } from "supertest";
 import type { BusEvent } from "../core/events/event-bus.ts";
-import { operatorPrincipal } from "../core/http/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -16,56 +14,11 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import { signBody } from "./helpers/widget-signature.ts";
+import { inlineSiteWithSession, newSession, signedPost } from "./helpers/widget-session.ts";
 
-const ORIGIN = "https://replay.example";
-
-interface Session {
-  siteId: string;
-  workspaceId: string;
-  session_id: string;
-  signing_secret: string;
-}
-
-/** A site on the inline adapter, in a workspace of its own, and an open session on it. */
-async function siteWithSession(service: TestService): Promise<Session> {
-  const workspaceId = await service.workspace();
-  const siteId = `replay-${crypto.randomBytes(4).toString("hex")}`;
-  await service.sites.create(operatorPrincipal(workspaceId, "test"), {
-    site_id: siteId,
-    business_name: "Replay",
-    business_description: "",
-    domain: "replay.example",
-    lead_capture: { enabled: true, fields: ["name", "email"] },
-    adapter: {
-      type: "inline",
-      config: { records: { items: [{ name: "a" }, { name: "b" }] } },
-      collections: { items: { source: "items", searchable_fields: ["name"] } },
-    },
-  });
-  const { session, signingSecret } = await service.sessions.create(
-    { site_id: siteId, workspace_id: workspaceId },
-    { ip: "203.0.113.7", userAgent: "test" },
-  );
-  return { siteId, workspaceId, session_id: session.id, signing_secret: signingSecret };
-}
-
-/** The exact signed request a widget sends; the same arguments give the same bytes. */
-async function signedPost(
-  service: TestService,
-  session: Session,
-  path: string,
-  payload: unknown,
-): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return request(service.server)
-    .post(`/v1/${session.siteId}${path}`)
-    .set("Origin", ORIGIN)
-    .set("Content-Type", "application/json")
-    .set("X-Service-Session", session.session_id)
-    .set("X-Service-Signature", await signBody(session.signing_secret, body))
-    .send(body);
-}
+/** A site and a session on it, in a workspace of its own. */
+const siteWithSession = (service: TestService) =>
+  inlineSiteWithSession(service, { prefix: "replay", domain: "replay.example" });
 
 const lead = { name: "Ana", email: "ana@example.com", message: "Call me" };
 const transcript = { turns: [{ role: "visitor", text: "Hello", at: "2026-11-23T10:00:00.000Z" }] };
@@ -133,18 +86,7 @@ for (const target of databaseTargets) {
 
     it("the same lead in another session is a new lead", async () => {
       const session = await siteWithSession(service);
-      const other = {
-        ...session,
-        ...(await service.sessions
-          .create(
-            { site_id: session.siteId, workspace_id: session.workspaceId },
-            { ip: "203.0.113.8", userAgent: "test" },
-          )
-          .then(({ session: s, signingSecret }) => ({
-            session_id: s.id,
-            signing_secret: signingSecret,
-          }))),
-      };
+      const other = await newSession(service, session);
       const one = await signedPost(service, session, "/leads", lead);
       const two = await signedPost(service, other, "/leads", lead);
       expect(two.body.data.lead_id).not.to.equal(one.body.data.lead_id);
@@ -171,18 +113,7 @@ for (const target of databaseTargets) {
 
     it("a client event id counts once per session, not once per site", async () => {
       const a = await siteWithSession(service);
-      const b = {
-        ...a,
-        ...(await service.sessions
-          .create(
-            { site_id: a.siteId, workspace_id: a.workspaceId },
-            { ip: "203.0.113.9", userAgent: "test" },
-          )
-          .then(({ session: s, signingSecret }) => ({
-            session_id: s.id,
-            signing_secret: signingSecret,
-          }))),
-      };
+      const b = await newSession(service, a);
       const counted = { ...event, metadata: { client_event_id: "e-1" } };
       const one = await signedPost(service, a, "/analytics/event", counted);
       const two = await signedPost(service, b, "/analytics/event", counted);
