@@ -29,6 +29,7 @@ import {
 import { stableJson } from "../util/stable-json.ts";
 import type { SiteConfig } from "./site-types.ts";
 import type { SiteRules } from "./site-rules.ts";
+import { assertDomainsFree, claimDomains } from "./site-domains.ts";
 
 export type ChangeSource = SiteVersionRow["source"];
 
@@ -499,54 +500,6 @@ async function assertRoomForSite(store: Store, workspaceId: string): Promise<voi
     },
   );
 }
-
-/** Every domain of a site (stored in lower case), each once, with the field that names it. */
-function domainsOf(site: SiteConfig): { domain: string; field: string }[] {
-  const fields = new Map<string, string>([[site.domain, "domain"]]);
-  site.additional_domains.forEach((domain, index) => {
-    if (!fields.has(domain)) fields.set(domain, `additional_domains.${index}`);
-  });
-  return [...fields].map(([domain, field]) => ({ domain, field }));
-}
-
-/**
- * 409 when another site of the workspace has one of the site's domains: within a workspace an
- * origin belongs to one site. (Across workspaces a domain may repeat, so nobody can lock a
- * business out of the service by claiming its domain first.)
- */
-async function assertDomainsFree(store: Store, workspaceId: string, site: SiteConfig) {
-  const domains = domainsOf(site);
-  const owners = await store.sites.domainOwners(
-    workspaceId,
-    domains.map((d) => d.domain),
-    site.site_id,
-  );
-  const taken = domains.find(({ domain }) => owners.some((owner) => owner.domain === domain));
-  if (taken === undefined) return;
-  const owner = owners.find((o) => o.domain === taken.domain)?.site_id;
-  throw domainTaken(taken.domain, taken.field, owner);
-}
-
-/** Records the site's domains as its own; a writer that raced to one first makes this 409. */
-async function claimDomains(store: Store, workspaceId: string, site: SiteConfig) {
-  const domains = domainsOf(site);
-  try {
-    await store.sites.setDomains(
-      site.site_id,
-      workspaceId,
-      domains.map((d) => d.domain),
-    );
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    throw domainTaken(domains[0]?.domain ?? site.domain, "domain");
-  }
-}
-
-const domainTaken = (domain: string, field: string, owner?: string) =>
-  errors.conflict(
-    `Domain ${domain} already belongs to ${owner === undefined ? "another site" : `site '${owner}'`} of this workspace`,
-    { field, domain, ...(owner === undefined ? {} : { site_id: owner }) },
-  );
 
 /** keepMaskedSecrets, its refusal answered as 422 naming the secret's field. */
 function keepSecrets<T extends { adapter?: unknown }>(
