@@ -13,7 +13,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
 import { loadSettings } from "../core/settings.ts";
 import { startService } from "../core/service.ts";

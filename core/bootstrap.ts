@@ -3,7 +3,7 @@
  * test mode, printed once. Later starts find the workspace and print nothing.
  */
 import type { ApiKeyService } from "./keys/api-key-service.ts";
-import { scopes } from "./http/principal.ts";
+import { scopes } from "./auth/principal.ts";
 import type { Plan } from "./settings.ts";
 import { isUniqueViolation } from "./store/store-errors.ts";
 import type { Store } from "./store/store.ts";

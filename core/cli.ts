@@ -4,8 +4,8 @@
  */
 import { parseArgs } from "node:util";
 import { bootstrap } from "./bootstrap.ts";
-import { operatorPrincipal, scopes, type Scope } from "./http/principal.ts";
-import { isServiceError } from "./http/errors.ts";
+import { operatorPrincipal, scopes, type Scope } from "./auth/principal.ts";
+import { isServiceError } from "./errors.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { loadSettings, SettingsError, type Settings } from "./settings.ts";
 import { connectRedis, createLogger, startService } from "./service.ts";

@@ -12,7 +12,7 @@ import request from "supertest";
 import type { Response } from "supertest";
 import pino from "pino";
 import { clientErrorHandler } from "../core/http/client-error-handler.ts";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,

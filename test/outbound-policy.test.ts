@@ -10,7 +10,7 @@ import { expect } from "chai";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { adaptersTestCommand } from "../core/search/adapters-command.ts";
 import { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
 import {

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
 import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
 import {

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { newId } from "../core/store/ids.ts";
 import {
   createTestDatabase,

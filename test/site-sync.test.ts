@@ -10,7 +10,7 @@ import { expect } from "chai";
 import { commandPlugins } from "../core/command-plugins.ts";
 import { loadSettings } from "../core/settings.ts";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { pullCommand } from "../core/sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "../core/sites/sync/site-target.ts";
 import { diffCommand, syncCommand } from "../core/sites/sync/sync-command.ts";

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import request from "supertest";
-import { operatorPrincipal } from "../core/http/principal.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,

@@ -6,7 +6,7 @@
  * `close` flushes what is pending, so nothing acknowledged is ever lost.
  */
 import type { Logger } from "pino";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { isSealed, open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
 import type { ServiceEventRow, UsageEventRow } from "../store/repos/events-repo.ts";

@@ -4,8 +4,8 @@
  */
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyService } from "../keys/api-key-service.ts";
-import { errors } from "./errors.ts";
-import type { Principal, Scope } from "./principal.ts";
+import { assertScope } from "../auth/authorize.ts";
+import type { Scope } from "../auth/principal.ts";
 import type { RateLimiterFactory } from "./rate-limiter.ts";
 
 export const API_KEY_LIMIT = { name: "api-key", points: 1000, durationSeconds: 60 };
@@ -16,16 +16,7 @@ export function apiKeyAuth(keys: ApiKeyService, limiters: RateLimiterFactory) {
     const principal = await keys.authenticate(req.get("authorization"));
     req.principal = principal;
     await limiter.consume(principal.keyId, res);
-    if (scope !== undefined && !principal.scopes.has(scope)) {
-      throw errors.forbidden(`This API key lacks the scope ${scope}`, { required_scope: scope });
-    }
+    if (scope !== undefined) assertScope(principal, scope);
     next();
   };
-}
-
-/** 403 when a key limited to some sites asks for another one. */
-export function assertSiteAllowed(principal: Principal, siteId: string): void {
-  if (principal.siteIds !== undefined && !principal.siteIds.has(siteId)) {
-    throw errors.forbidden(`This API key is limited to other sites`, { site_id: siteId });
-  }
 }

@@ -10,7 +10,8 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { newId } from "../store/ids.ts";
 import { errorEnvelope } from "./envelope.ts";
-import { errors, ServiceError } from "./errors.ts";
+import { httpStatus } from "./error-status.ts";
+import { errors, ServiceError } from "../errors.ts";
 
 /** What the parser reports; `code` is `HPE_…` for parse errors. */
 type ClientError = Error & { code?: string };
@@ -42,7 +43,7 @@ function refusalOf(code: string | undefined): ServiceError | undefined {
 function responseFor(error: ServiceError, requestId: string): Buffer {
   const body = Buffer.from(JSON.stringify(errorEnvelope(error, requestId)), "utf8");
   const head =
-    `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? ""}\r\n` +
+    `HTTP/1.1 ${httpStatus(error)} ${http.STATUS_CODES[httpStatus(error)] ?? ""}\r\n` +
     "Content-Type: application/json; charset=utf-8\r\n" +
     `Content-Length: ${body.length}\r\n` +
     `X-Request-Id: ${requestId}\r\n` +
@@ -75,7 +76,7 @@ export function clientErrorHandler(logger: Logger) {
     }
     const requestId = newId("req");
     logger.info(
-      { request_id: requestId, status: refusal.status, reason: error.code },
+      { request_id: requestId, status: httpStatus(refusal), reason: error.code },
       "request refused by the HTTP parser",
     );
     socket.end(responseFor(refusal, requestId), () => socket.destroy());

@@ -3,7 +3,8 @@
  * answer, error or not.
  */
 import type { Request, Response } from "express";
-import type { ServiceError } from "./errors.ts";
+import type { ServiceError } from "../errors.ts";
+import { errorHeaders, httpStatus } from "./error-status.ts";
 
 export type Meta = Record<string, unknown>;
 
@@ -35,6 +36,6 @@ export function errorEnvelope(error: ServiceError, requestId: string) {
 
 /** Sends a ServiceError in the envelope, with its extra headers (Retry-After, Allow). */
 export function sendError(req: Request, res: Response, error: ServiceError) {
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json(errorEnvelope(error, req.id));
+  for (const [name, value] of Object.entries(errorHeaders(error))) res.setHeader(name, value);
+  res.status(httpStatus(error)).json(errorEnvelope(error, req.id));
 }

@@ -7,7 +7,8 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { sendError } from "./envelope.ts";
-import { errors, isServiceError, type ServiceError } from "./errors.ts";
+import { httpStatus } from "./error-status.ts";
+import { errors, isServiceError, type ServiceError } from "../errors.ts";
 import { pathMethods } from "./path-methods.ts";
 
 /**
@@ -99,7 +100,7 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
     const serviceError = toServiceError(error, req);
-    if (serviceError.status >= 500) {
+    if (httpStatus(serviceError) >= 500) {
       logger.error(
         { request_id: req.id, err: serviceError.cause ?? serviceError },
         serviceError.message,

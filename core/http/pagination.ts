@@ -1,5 +1,5 @@
 /** `limit` and opaque `cursor` list parameters (DECISIONS.md): default 50, max 200. */
-import { errors } from "./errors.ts";
+import { errors } from "../errors.ts";
 
 export function parseLimit(raw: unknown, { fallback = 50, max = 200 } = {}): number {
   if (raw === undefined) return fallback;

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { errors } from "./errors.ts";
+import { errors } from "../errors.ts";
 
 /** A C0 control character or DEL: no parameter of ours means one, and `%00` breaks LIKE. */
 const hasControl = (text: string) =>

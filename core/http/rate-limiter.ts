@@ -11,7 +11,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
-import { errors } from "./errors.ts";
+import { errors } from "../errors.ts";
 
 export interface LimitSpec {
   /** Prefix of the counter keys, one per limit (`api-key`, `query-site`, …). */

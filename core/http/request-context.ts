@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { newId } from "../store/ids.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../auth/principal.ts";
 
 declare module "express-serve-static-core" {
   interface Request {

@@ -5,8 +5,8 @@
  */
 import { hashToken } from "../security/token-hash.ts";
 import crypto from "node:crypto";
-import { errors } from "../http/errors.ts";
-import type { Principal, Scope } from "../http/principal.ts";
+import { errors } from "../errors.ts";
+import type { Principal, Scope } from "../auth/principal.ts";
 import { newId } from "../store/ids.ts";
 import type { ApiKeyRow } from "../store/repos/api-keys-repo.ts";
 import type { Store } from "../store/store.ts";

@@ -6,7 +6,7 @@ import { Router } from "express";
 import type { apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
 import type { SiteService } from "../sites/site-service.ts";

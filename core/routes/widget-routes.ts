@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
-import { errors, isServiceError } from "../http/errors.ts";
+import { errors, isServiceError } from "../errors.ts";
 import type { RateLimiterFactory } from "../http/rate-limiter.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { searchSite } from "../search/site-search.ts";

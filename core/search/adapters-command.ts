@@ -4,7 +4,7 @@
  * site-intelligence work builds on. Exit code 1 when the connection or a collection fails.
  */
 import type { PluginHost } from "../host/plugin-host.ts";
-import type { Principal } from "../http/principal.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { SiteService } from "../sites/site-service.ts";
 import { collectionOf } from "./check-search.ts";
 import { ADAPTER_TIMEOUT_MS } from "./run-search.ts";

@@ -4,7 +4,7 @@
  * field name against the collection's lists (422 naming the field and the collection). Past this
  * point every identifier is one the site's owner listed.
  */
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import {
   MAX_SEARCH_LIMIT,

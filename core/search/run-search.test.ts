@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { answeredAs } from "../../test/helpers/answered-as.ts";
 import pino from "pino";
 import { Writable } from "node:stream";
 import type { DataAdapter } from "../host/plugin.ts";
@@ -57,7 +58,7 @@ describe("runSearch", () => {
         }),
     };
     const error = await rejection(runSearch(adapter, collection, query, { timeoutMs: 20 }));
-    expect(error).to.include({ code: "adapter_timeout", status: 504 });
+    expect(answeredAs(error)).to.deep.equal({ code: "adapter_timeout", status: 504 });
     expect(aborted).to.equal(error);
   });
 
@@ -90,7 +91,7 @@ describe("runSearch", () => {
     const messages = [];
     for (const search of answers) {
       const error = await rejection(runSearch({ search }, collection, query));
-      expect(error).to.include({ code: "adapter_error", status: 422 });
+      expect(answeredAs(error)).to.deep.equal({ code: "adapter_error", status: 422 });
       messages.push(error.details?.error);
     }
     expect(messages).to.deep.equal([

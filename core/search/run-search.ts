@@ -4,7 +4,7 @@
  * the collection returns. Failures become the query errors of SPEC.md.
  */
 import type { Logger } from "pino";
-import { errors, isServiceError } from "../http/errors.ts";
+import { errors, isServiceError } from "../errors.ts";
 import type { DataAdapter } from "../host/plugin.ts";
 import type { AdapterQuery, CollectionSpec } from "./search-types.ts";
 

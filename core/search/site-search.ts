@@ -4,7 +4,7 @@
  * `sitevoice adapters test`.
  */
 import type { Logger } from "pino";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { PluginConfigError, PluginCreateError } from "../host/plugin-errors.ts";
 import type { DataAdapter } from "../host/plugin.ts";
 import type { PluginHost } from "../host/plugin-host.ts";

@@ -4,7 +4,7 @@
  * change. (Across workspaces a domain may repeat, so nobody can lock a business out of the service
  * by claiming its domain first.)
  */
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
 import type { SiteConfig } from "./site-types.ts";

@@ -4,9 +4,9 @@
  * every rule that needs the store (ownership, plan limits, unique ids) is checked here.
  */
 import { contentHasher, type ContentHasher } from "./content-hash.ts";
-import { errors, isServiceError } from "../http/errors.ts";
-import { assertSiteAllowed } from "../http/api-key-auth.ts";
-import { actorOf, type Principal } from "../http/principal.ts";
+import { errors, isServiceError } from "../errors.ts";
+import { assertSiteAllowed } from "../auth/authorize.ts";
+import { actorOf, type Principal } from "../auth/principal.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";

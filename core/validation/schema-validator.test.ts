@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import { expect } from "chai";
+import { httpStatus } from "../http/error-status.ts";
 import type { SchemaObject } from "ajv";
-import { ServiceError } from "../http/errors.ts";
+import { ServiceError } from "../errors.ts";
 import {
   createSchemaAjv,
   schemaFor,
@@ -27,7 +28,7 @@ function rejection(name: SchemaName, data: unknown): ServiceError {
 function expectInvalid(name: SchemaName, data: unknown, field: string): ServiceError {
   const error = rejection(name, data);
   expect(error.code).to.equal("invalid_request");
-  expect(error.status).to.equal(400);
+  expect(httpStatus(error)).to.equal(400);
   expect(error.details.field).to.equal(field);
   return error;
 }
@@ -235,7 +236,7 @@ describe("validateBody", () => {
     it("rejects a plain-http baseUrl as a business rule (422, adapter.config.baseUrl)", () => {
       const error = rejection("site-create", withRestAdapter("http://example.com/api"));
       expect(error.code).to.equal("validation_failed");
-      expect(error.status).to.equal(422);
+      expect(httpStatus(error)).to.equal(422);
       expect(error.details.field).to.equal("adapter.config.baseUrl");
       expect(error.message).to.equal(
         "adapter.config.baseUrl must use https:// (plain http is allowed only for localhost and 127.0.0.1)",

@@ -4,7 +4,7 @@
  * 127.0.0.1 domain, for local development. Anything else, `null` included, is 403.
  */
 import type { Request, Response } from "express";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 
 const LOCAL = /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
 

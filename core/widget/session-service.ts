@@ -6,7 +6,7 @@
  * the same 401 invalid_signature, so a caller learns nothing from which it was.
  */
 import crypto from "node:crypto";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";

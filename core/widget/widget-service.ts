@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import type { Logger } from "pino";
 import type { EventBus, UsageEvent } from "../events/event-bus.ts";
-import { errors } from "../http/errors.ts";
+import { errors } from "../errors.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { buildPersonalityPrompt, type PromptTemplates } from "../intelligence/prompt.ts";
 import type { Settings } from "../settings.ts";

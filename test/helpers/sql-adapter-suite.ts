@@ -10,8 +10,10 @@
  * Waiting on the server is always by polling a condition, never by sleeping a fixed time.
  */
 import { expect } from "chai";
+import { answeredAs } from "./answered-as.ts";
 import { pino } from "pino";
-import { isServiceError } from "../../core/http/errors.ts";
+import { isServiceError } from "../../core/errors.ts";
+import { httpStatus } from "../../core/http/error-status.ts";
 import type { PluginContext, PluginDefinition } from "../../core/host/plugin.ts";
 import { PluginHost } from "../../core/host/plugin-host.ts";
 import {
@@ -96,7 +98,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; statu
   try {
     await promise;
   } catch (error) {
-    if (isServiceError(error)) return error;
+    if (isServiceError(error)) return { code: error.code, status: httpStatus(error) };
     throw error;
   }
   return expect.fail("expected the search to be refused");
@@ -293,7 +295,7 @@ function suite(backend: SqlTestBackend): void {
           refused = error;
         }
         expect(isServiceError(refused), JSON.stringify(params)).to.equal(true);
-        expect(refused).to.include({ code: "validation_failed", status: 422 });
+        expect(answeredAs(refused)).to.deep.equal({ code: "validation_failed", status: 422 });
       }
     });
 
@@ -362,7 +364,7 @@ function suite(backend: SqlTestBackend): void {
       });
       const error = await pending;
       const elapsed = Date.now() - started;
-      expect(error).to.include({ code: "adapter_timeout", status: 504 });
+      expect(error).to.deep.equal({ code: "adapter_timeout", status: 504 });
       expect(elapsed).to.be.below(10_500);
       await waitFor("the server no longer runs the query", async () => {
         return (await backend.running(long)).length === 0;
@@ -413,7 +415,10 @@ function suite(backend: SqlTestBackend): void {
         });
         for (const id of ids) await backend.terminate(id);
         const error = await pending;
-        expect(error, `round ${round}`).to.include({ code: "adapter_error", status: 422 });
+        expect(error, `round ${round}`).to.deep.equal({
+          code: "adapter_error",
+          status: 422,
+        });
       }
       const stats = adapter.poolStats();
       expect(stats.waiting).to.equal(0);

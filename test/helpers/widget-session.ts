@@ -5,7 +5,7 @@
  */
 import crypto from "node:crypto";
 import request, { type Response } from "supertest";
-import { operatorPrincipal } from "../../core/http/principal.ts";
+import { operatorPrincipal } from "../../core/auth/principal.ts";
 import type { TestService } from "./test-service.ts";
 import { signBody } from "./widget-signature.ts";
 

@@ -11,7 +11,8 @@
  * throw on failure, and `describeAdapterConformance` hands them to mocha's (or jest's) globals.
  */
 import assert from "node:assert/strict";
-import { isServiceError } from "../../http/errors.ts";
+import { isServiceError } from "../../errors.ts";
+import { httpStatus } from "../../http/error-status.ts";
 import { checkSearch } from "../../search/check-search.ts";
 import { runSearch, type QueryResult } from "../../search/run-search.ts";
 import type { CollectionSpec, SearchParams } from "../../search/search-types.ts";
@@ -90,7 +91,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; statu
   try {
     await promise;
   } catch (error) {
-    if (isServiceError(error)) return error;
+    if (isServiceError(error)) return { code: error.code, status: httpStatus(error) };
     throw error;
   }
   assert.fail("expected the search to be refused");

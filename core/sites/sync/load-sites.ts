@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import type { Logger } from "pino";
 import type { SiteRules } from "../site-rules.ts";
-import { operatorPrincipal } from "../../http/principal.ts";
+import { operatorPrincipal } from "../../auth/principal.ts";
 import type { SiteService } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";
 import { readDesiredSites } from "./desired-sites.ts";

@@ -3,8 +3,8 @@
  * SiteService the API uses), or a running service over HTTP with an API key. Both answer in the
  * same shapes and throw the same ServiceErrors, so the commands do not know which they talk to.
  */
-import { errorCodes, ServiceError, type ErrorCode } from "../../http/errors.ts";
-import type { Principal } from "../../http/principal.ts";
+import { errorCodes, ServiceError, type ErrorCode } from "../../errors.ts";
+import type { Principal } from "../../auth/principal.ts";
 import type { SitePlan, SiteService, SiteView } from "../site-service.ts";
 
 export interface PutResult {

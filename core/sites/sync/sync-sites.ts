@@ -3,7 +3,7 @@
  * target, then make the target match. Every site is planned (and so checked by the service) before
  * any is written; each site is then written whole or not at all.
  */
-import { isServiceError } from "../../http/errors.ts";
+import { isServiceError } from "../../errors.ts";
 import { newId } from "../../store/ids.ts";
 import type { SitePlan, SiteView } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";

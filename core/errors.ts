@@ -1,64 +1,56 @@
 /**
- * The one registry of error codes (SPEC.md "Errors" and DECISIONS.md). Every error the service
- * answers with is made here, so a code always pairs with the same HTTP status. A test keeps this
- * table and the README's error table equal.
+ * The one registry of error codes. Every error the service answers with is made here, by the
+ * domain as much as by the HTTP layer; the domain knows codes and meanings only, and
+ * `core/http/error-status.ts` maps each code to its HTTP status and headers (so jobs and the
+ * crawler throw the same errors without Express). A test keeps the registry, the statuses and the
+ * README's error table equal.
  */
 
 export type ErrorDetails = Record<string, unknown>;
 
 export const errorCodes = {
   invalid_request: {
-    status: 400,
     meaning: "Body or parameters failed validation; details names the field",
   },
-  invalid_params: { status: 400, meaning: "Analytics reads: bad date format or unknown type" },
-  unauthorized: { status: 401, meaning: "Missing, malformed or revoked API key or session" },
+  invalid_params: { meaning: "Analytics reads: bad date format or unknown type" },
+  unauthorized: { meaning: "Missing, malformed or revoked API key or session" },
   invalid_signature: {
-    status: 401,
     meaning: "Widget HMAC mismatch, wrong or expired signing secret",
   },
-  invalid_token: { status: 401, meaning: "Magic-link or lead token used, expired or unknown" },
+  invalid_token: { meaning: "Magic-link or lead token used, expired or unknown" },
   forbidden: {
-    status: 403,
     meaning: "Key valid but lacks the scope, or is limited to other sites",
   },
   origin_not_allowed: {
-    status: 403,
     meaning: "Origin is not the site's domain or additional domains",
   },
-  not_found: { status: 404, meaning: "Resource does not exist or belongs to another workspace" },
-  site_not_found: { status: 404, meaning: "Unknown site_id on a widget or analytics endpoint" },
+  not_found: { meaning: "Resource does not exist or belongs to another workspace" },
+  site_not_found: { meaning: "Unknown site_id on a widget or analytics endpoint" },
   method_not_allowed: {
-    status: 405,
     meaning: "The path exists but not with this method; Allow lists the methods it takes",
   },
-  conflict: { status: 409, meaning: "Duplicate id, or a concurrent change won the race" },
+  conflict: { meaning: "Duplicate id, or a concurrent change won the race" },
   payload_too_large: {
-    status: 413,
     meaning: "Body over 64 KiB (widget endpoints) or 1 MiB (others)",
   },
   unsupported_media_type: {
-    status: 415,
     meaning: "Body in a Content-Encoding or charset the service does not read",
   },
   validation_failed: {
-    status: 422,
     meaning: "Business-rule rejection (plan limit, plain-http baseUrl, …)",
   },
   adapter_error: {
-    status: 422,
     meaning: "The data adapter failed; details.error holds its message",
   },
-  rate_limited: { status: 429, meaning: "Over a rate limit; wait Retry-After seconds" },
+  rate_limited: { meaning: "Over a rate limit; wait Retry-After seconds" },
   headers_too_large: {
-    status: 431,
     meaning: "Request line and headers over the HTTP server's limit (16 KiB by default)",
   },
-  internal_error: { status: 500, meaning: "Server fault" },
-  service_unavailable: { status: 503, meaning: "Transient; retry with backoff" },
-  crawler_unavailable: { status: 503, meaning: "First crawl still running; retry in 30 s" },
-  adapter_timeout: { status: 504, meaning: "The data backend was slower than 10 seconds" },
-} as const satisfies Record<string, { status: number; meaning: string }>;
+  internal_error: { meaning: "Server fault" },
+  service_unavailable: { meaning: "Transient; retry with backoff" },
+  crawler_unavailable: { meaning: "First crawl still running; retry in 30 s" },
+  adapter_timeout: { meaning: "The data backend was slower than 10 seconds" },
+} as const satisfies Record<string, { meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
 
@@ -68,22 +60,17 @@ export type ErrorCode = keyof typeof errorCodes;
  */
 export class ServiceError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   readonly details: ErrorDetails;
-  /** Extra response headers, such as Retry-After. */
-  readonly headers: Record<string, string>;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetails; cause?: unknown; headers?: Record<string, string> } = {},
+    options: { details?: ErrorDetails; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "ServiceError";
     this.code = code;
-    this.status = errorCodes[code].status;
     this.details = options.details ?? {};
-    this.headers = options.headers ?? {};
   }
 }
 
@@ -133,7 +120,6 @@ export const errors = {
   methodNotAllowed: (method: string, path: string, allow: string[]) =>
     new ServiceError("method_not_allowed", `${method} is not allowed on ${path}`, {
       details: { method, path, allow },
-      headers: { Allow: allow.join(", ") },
     }),
   conflict: (message: string, details: ErrorDetails = {}) =>
     new ServiceError("conflict", message, { details }),
@@ -154,7 +140,6 @@ export const errors = {
   rateLimited: (retryAfterSeconds: number, details: ErrorDetails = {}) =>
     new ServiceError("rate_limited", `Rate limit exceeded; retry in ${retryAfterSeconds} s`, {
       details: { retry_after_seconds: retryAfterSeconds, ...details },
-      headers: { "Retry-After": String(retryAfterSeconds) },
     }),
   adapterError: (message: string, details: ErrorDetails = {}) =>
     new ServiceError("adapter_error", `The data adapter failed: ${message}`, {
