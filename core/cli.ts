@@ -3,26 +3,19 @@
  * the service; a bad setting prints one line naming it and exits 1.
  */
 import { parseArgs } from "node:util";
+import type { Logger } from "pino";
 import { bootstrap } from "./bootstrap.ts";
 import { operatorPrincipal, scopes, type Scope } from "./auth/principal.ts";
+import { composeParts, composePlugins, createLogger, type ServiceParts } from "./compose.ts";
 import { isServiceError } from "./errors.ts";
-import { ApiKeyService } from "./keys/api-key-service.ts";
 import { loadSettings, SettingsError, type Settings } from "./settings.ts";
-import { connectRedis, createLogger, startService } from "./service.ts";
-import { SiteCache } from "./sites/site-cache.ts";
-import { siteChangeChannel } from "./sites/site-change-channels.ts";
+import { startService } from "./service.ts";
 import { validateCommand } from "./sites/yaml/validate-command.ts";
 import { adaptersTestCommand } from "./search/adapters-command.ts";
-import { SiteService } from "./sites/site-service.ts";
-import { commandPlugins as loadPlugins } from "./command-plugins.ts";
 import { pullCommand } from "./sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "./sites/sync/site-target.ts";
 import { diffCommand, syncCommand } from "./sites/sync/sync-command.ts";
 import { rotateSecrets } from "./sites/secret-rotation.ts";
-import { resolveMasterKey } from "./security/master-key.ts";
-import { keyRing } from "./security/secret-box.ts";
-import { migrate, openDatabase } from "./store/database.ts";
-import { Store } from "./store/store.ts";
 import { validateBody } from "./validation/schema-validator.ts";
 
 const USAGE = `usage: sitevoice <command>
@@ -49,16 +42,25 @@ const USAGE = `usage: sitevoice <command>
                                 SITEVOICE_OLD_MASTER_KEYS), then the old keys can be dropped
 `;
 
-async function withStore<T>(
+/**
+ * A command's logger: the settings' level, but never chattier than warnings, so a command's own
+ * lines are not buried in JSON (a warning, such as a generated master key, still shows).
+ */
+function commandLogger(settings: Readonly<Settings>): Logger {
+  const quiet = ["info", "debug", "trace"].includes(settings.logLevel);
+  return createLogger(quiet ? { ...settings, logLevel: "warn" } : settings);
+}
+
+/** Runs `work` on the service's parts (compose.ts), closed again afterwards. */
+async function withParts<T>(
   settings: Readonly<Settings>,
-  work: (store: Store) => Promise<T>,
+  work: (parts: ServiceParts) => Promise<T>,
 ): Promise<T> {
-  const store = new Store(openDatabase(settings.database));
+  const parts = await composeParts(settings, commandLogger(settings));
   try {
-    await migrate(store.db);
-    return await work(store);
+    return await work(parts);
   } finally {
-    await store.close();
+    await parts.close();
   }
 }
 
@@ -93,17 +95,13 @@ async function serve(settings: Readonly<Settings>) {
 }
 
 /** The workspace a CLI command acts on: the one named, or the default one (created if need be). */
-async function workspaceFor(
-  store: Store,
-  settings: Readonly<Settings>,
-  named: string | undefined,
-): Promise<string> {
+async function workspaceFor(parts: ServiceParts, named: string | undefined): Promise<string> {
   if (named !== undefined) {
-    if ((await store.workspaces.get(named)) === undefined)
+    if ((await parts.store.workspaces.get(named)) === undefined)
       throw new Error(`unknown workspace ${named}`);
     return named;
   }
-  const boot = await bootstrap(store, new ApiKeyService(store), settings.defaultPlan);
+  const boot = await bootstrap(parts.store, parts.keys, parts.settings.defaultPlan);
   if (boot.firstKey !== undefined) {
     console.log(
       `Created the default workspace. Its first API key, shown once:\n\n  ${boot.firstKey}\n`,
@@ -130,8 +128,7 @@ async function siteFiles(
   });
   if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
   if (command === "pull" && values.prune) throw new Error("pull has no --prune");
-  const { plugins, rules } = await loadPlugins(settings);
-  const run = async (target: SiteTarget) => {
+  const run = async (target: SiteTarget, rules: ServiceParts["rules"]) => {
     const options = { cwd: process.cwd(), out: console.log, rules, target, prune: values.prune };
     switch (command) {
       case "diff":
@@ -142,39 +139,32 @@ async function siteFiles(
         return pullCommand(positionals, options);
     }
   };
-  try {
-    if (values.remote !== undefined) {
-      if (values.workspace !== undefined)
-        throw new Error("--workspace is for the local store; a remote key names its workspace");
-      const key = process.env.SITEVOICE_API_KEY;
-      if (key === undefined || key === "")
-        throw new Error("--remote needs an API key in SITEVOICE_API_KEY (sites:read, sites:write)");
-      process.exitCode = await run(remoteTarget(values.remote, key));
-      return;
+  if (values.remote !== undefined) {
+    if (values.workspace !== undefined)
+      throw new Error("--workspace is for the local store; a remote key names its workspace");
+    const key = process.env.SITEVOICE_API_KEY;
+    if (key === undefined || key === "")
+      throw new Error("--remote needs an API key in SITEVOICE_API_KEY (sites:read, sites:write)");
+    // The files are checked by this installation's rules; the service applies its own.
+    const { plugins, rules } = await composePlugins(
+      settings,
+      commandLogger(settings),
+      "prompt-templates",
+    );
+    try {
+      process.exitCode = await run(remoteTarget(values.remote, key), rules);
+    } finally {
+      await plugins.close();
     }
-    await withStore(settings, async (store) => {
-      const workspaceId = await workspaceFor(store, settings, values.workspace);
-      const ring = keyRing(
-        resolveMasterKey(settings, createLogger(settings)),
-        settings.oldMasterKeys,
-      );
-      // Changes are announced like the service's own, so running instances drop their copies.
-      const logger = createLogger(settings);
-      const redis = connectRedis(settings, logger);
-      const { channel } = await siteChangeChannel(settings, { redis, logger });
-      const sites = new SiteService(store, ring, plugins, rules, {
-        cache: new SiteCache(channel),
-      });
-      try {
-        process.exitCode = await run(localTarget(sites, operatorPrincipal(workspaceId, "cli")));
-      } finally {
-        await sites.cache.close();
-        redis?.disconnect();
-      }
-    });
-  } finally {
-    await plugins.close();
+    return;
   }
+  // On the local store, as the service does: changes are announced to running instances, and
+  // deletes are `site.deleted` events.
+  await withParts(settings, async (parts) => {
+    const workspaceId = await workspaceFor(parts, values.workspace);
+    const target = localTarget(parts.sites, operatorPrincipal(workspaceId, "cli"));
+    process.exitCode = await run(target, parts.rules);
+  });
 }
 
 async function adapters(settings: Readonly<Settings>, args: string[]) {
@@ -187,24 +177,15 @@ async function adapters(settings: Readonly<Settings>, args: string[]) {
   if (action !== "test" || siteId === undefined) {
     throw new Error(`usage: sitevoice adapters test <site_id> [--workspace ID]\n${USAGE}`);
   }
-  const { plugins, rules } = await loadPlugins(settings);
-  try {
-    await withStore(settings, async (store) => {
-      const workspaceId = await workspaceFor(store, settings, values.workspace);
-      const ring = keyRing(
-        resolveMasterKey(settings, createLogger(settings)),
-        settings.oldMasterKeys,
-      );
-      process.exitCode = await adaptersTestCommand(siteId, {
-        sites: new SiteService(store, ring, plugins, rules),
-        plugins,
-        principal: operatorPrincipal(workspaceId, "cli"),
-        out: console.log,
-      });
+  await withParts(settings, async (parts) => {
+    const workspaceId = await workspaceFor(parts, values.workspace);
+    process.exitCode = await adaptersTestCommand(siteId, {
+      sites: parts.sites,
+      plugins: parts.plugins,
+      principal: operatorPrincipal(workspaceId, "cli"),
+      out: console.log,
     });
-  } finally {
-    await plugins.close();
-  }
+  });
 }
 
 async function keys(settings: Readonly<Settings>, args: string[]) {
@@ -220,9 +201,9 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
     },
   });
   const [action, id] = positionals;
-  await withStore(settings, async (store) => {
-    const service = new ApiKeyService(store);
-    const workspaceId = await workspaceFor(store, settings, values.workspace);
+  await withParts(settings, async (parts) => {
+    const service = parts.keys;
+    const workspaceId = await workspaceFor(parts, values.workspace);
     switch (action) {
       case "create": {
         const input = validateBody<{
@@ -261,14 +242,22 @@ async function keys(settings: Readonly<Settings>, args: string[]) {
   });
 }
 
+/** Checks files only: the plugins and their rules, no store. */
 async function validate(settings: Readonly<Settings>, paths: string[]) {
-  const { plugins, rules } = await loadPlugins(settings);
-  process.exitCode = await validateCommand(paths, {
-    cwd: process.cwd(),
-    out: console.log,
-    rules,
-  });
-  await plugins.close();
+  const { plugins, rules } = await composePlugins(
+    settings,
+    commandLogger(settings),
+    "prompt-templates",
+  );
+  try {
+    process.exitCode = await validateCommand(paths, {
+      cwd: process.cwd(),
+      out: console.log,
+      rules,
+    });
+  } finally {
+    await plugins.close();
+  }
 }
 
 async function main(argv: string[]) {
@@ -288,7 +277,7 @@ async function main(argv: string[]) {
     case "serve":
       return serve(settings);
     case "migrate":
-      return withStore(settings, async () => console.log("database is up to date"));
+      return withParts(settings, async () => console.log("database is up to date"));
     case "keys":
       return keys(settings, rest);
     case "adapters":
@@ -296,11 +285,7 @@ async function main(argv: string[]) {
     case "secrets":
       if (rest[0] !== "rotate")
         throw new Error(`unknown secrets command "${rest[0] ?? ""}"\n${USAGE}`);
-      return withStore(settings, async (store) => {
-        const ring = keyRing(
-          resolveMasterKey(settings, createLogger(settings)),
-          settings.oldMasterKeys,
-        );
+      return withParts(settings, async ({ store, ring }) => {
         const done = await rotateSecrets(store, ring);
         console.log(
           `re-sealed ${done.sites} sites, ${done.versions} versions, ${done.sessions} open ` +

@@ -1,84 +1,31 @@
 /**
- * Starts and stops the whole service: settings → store → plugins → app → HTTP server, and back
- * down in reverse order on shutdown.
+ * Starts and stops the whole service: the parts (compose.ts), the default workspace and the site
+ * files, then the app and the HTTP server; and back down in reverse order on shutdown.
  */
 import http from "node:http";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { bootstrap, type Bootstrap } from "./bootstrap.ts";
-import { PluginHost } from "./host/plugin-host.ts";
+import { composeParts, createLogger, type ServiceParts } from "./compose.ts";
 import { clientErrorHandler } from "./http/client-error-handler.ts";
-import { rateLimiterFactory } from "./http/rate-limiter.ts";
-import { ApiKeyService } from "./keys/api-key-service.ts";
-import { resolveMasterKey } from "./security/master-key.ts";
-import { OutboundPolicy } from "./security/outbound-policy.ts";
-import { keyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
-import { SiteCache } from "./sites/site-cache.ts";
-import { siteChangeChannel } from "./sites/site-change-channels.ts";
-import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
-import { SiteService } from "./sites/site-service.ts";
-import { EventBus } from "./events/event-bus.ts";
-import { loadPromptTemplates } from "./intelligence/prompt.ts";
-import { SessionService } from "./widget/session-service.ts";
-import { WidgetService } from "./widget/widget-service.ts";
 import { loadSiteFolder } from "./sites/sync/load-sites.ts";
-import { migrate, openDatabase } from "./store/database.ts";
-import { Store } from "./store/store.ts";
+import { sweepWidgetData } from "./widget/sweeper.ts";
+
+export { connectRedis, createLogger } from "./compose.ts";
 
 const SWEEP_EVERY_MS = 60_000;
 
-export const BUILTIN_PLUGINS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "plugins",
-);
-
-export interface RunningService {
+export interface RunningService extends ServiceParts {
   server: http.Server;
   /** The bound port (useful with PORT=0 in tests). */
   port: number;
-  store: Store;
-  plugins: PluginHost;
-  keys: ApiKeyService;
-  sites: SiteService;
-  /** What a whole site must satisfy (shared with `sitevoice validate`). */
-  rules: SiteRules;
-  events: EventBus;
-  sessions: SessionService;
-  widget: WidgetService;
   boot: Bootstrap;
-  logger: Logger;
   /**
-   * Stops accepting, finishes open requests, closes plugins, the site cache (and its channel),
-   * Redis and the store.
+   * Stops accepting, finishes open requests, stores every pending event, closes plugins, the site
+   * cache (and its channel), Redis and the store.
    */
   close(): Promise<void>;
-}
-
-export function createLogger(settings: Readonly<Settings>): Logger {
-  return pino({
-    level: settings.logLevel,
-    redact: {
-      paths: ["*.authorization", "*.password", "*.value", "*.secret", "*.connectionString"],
-      censor: "[redacted]",
-    },
-  });
-}
-
-/** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
-export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redis | undefined {
-  if (settings.redisUrl === undefined) return undefined;
-  const redis = new Redis(settings.redisUrl, {
-    lazyConnect: false,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: false,
-  });
-  redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
-  return redis;
 }
 
 /** How long a graceful stop waits for open requests before it closes their connections. */
@@ -112,69 +59,20 @@ function drainer(server: http.Server): () => Promise<void> {
 
 export async function startService(
   settings: Readonly<Settings>,
-  logger = createLogger(settings),
+  logger: Logger = createLogger(settings),
 ): Promise<RunningService> {
-  const store = new Store(openDatabase(settings.database));
-  const redis = connectRedis(settings, logger);
-  const plugins = new PluginHost({
-    logger,
-    // Every connection a plugin makes (HTTP and the SQL adapters' TCP) passes this policy.
-    outbound: OutboundPolicy.fromSettings(settings),
-  });
-  let cache: SiteCache | undefined;
-  let events: EventBus | undefined;
+  const parts = await composeParts(settings, logger);
   try {
-    const applied = await migrate(store.db);
-    if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
-    const ring = keyRing(resolveMasterKey(settings, logger), settings.oldMasterKeys);
-    await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
-    await plugins.loadPackages(settings.plugins);
-    plugins.start();
-    await plugins.startGlobal(settings.pluginConfig);
-    const keys = new ApiKeyService(store);
-    // Subscribed before the server listens, so a fresh instance hears every change it serves.
-    const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
-    cache = new SiteCache(channel, { ttlMs });
-    events = new EventBus(store, ring, { logger });
-    // Parsed now, so a broken template or plugin stops start-up, not a visitor's session.
-    const templates = loadPromptTemplates(undefined, plugins.globals("prompt-template"));
-    const rules = siteRulesOf(plugins, {
-      industries: templates.industries,
-      voiceProvider: settings.voiceProvider,
-    });
-    const sites = new SiteService(store, ring, plugins, rules, { cache, events });
-    const boot = await bootstrap(store, keys, settings.defaultPlan);
+    const boot = await bootstrap(parts.store, parts.keys, settings.defaultPlan);
     if (settings.sitesDir !== undefined) {
       await loadSiteFolder(settings.sitesDir, {
-        sites,
+        sites: parts.sites,
         workspaceId: boot.workspaceId,
-        rules,
+        rules: parts.rules,
         logger,
       });
     }
-    const sessions = new SessionService(store, ring);
-    const widget = new WidgetService({
-      store,
-      sessions,
-      events,
-      plugins,
-      settings,
-      logger,
-      templates,
-    });
-    const app = createApp({
-      settings,
-      logger,
-      store,
-      plugins,
-      keys,
-      sites,
-      limiters: rateLimiterFactory(redis),
-      sessions,
-      widget,
-      events,
-    });
-    const server = http.createServer(app);
+    const server = http.createServer(createApp(parts));
     server.on("clientError", clientErrorHandler(logger));
     const drain = drainer(server);
     await new Promise<void>((resolve, reject) => {
@@ -183,11 +81,8 @@ export async function startService(
     });
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : settings.port;
-    // Ends idle sessions (recording their session_end), forgets hashed IPs after an hour and
-    // drops expired transcripts. Ending is conditional in the store, so with several instances
-    // each session ends once.
     const sweeper = setInterval(() => {
-      widget.sweep().catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
+      sweepWidgetData(parts).catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     let closing: Promise<void> | undefined;
@@ -195,34 +90,11 @@ export async function startService(
       (closing ??= (async () => {
         clearInterval(sweeper);
         await drain();
-        // Every acknowledged event is stored before the store closes.
-        await events?.close();
-        await plugins.close();
-        await sites.cache.close();
-        redis?.disconnect();
-        await store.close();
+        await parts.close();
       })());
-    return {
-      server,
-      port,
-      store,
-      plugins,
-      keys,
-      sites,
-      rules,
-      events,
-      sessions,
-      widget,
-      boot,
-      logger,
-      close,
-    };
+    return { ...parts, server, port, boot, close };
   } catch (error) {
-    await events?.close();
-    await plugins.close();
-    await cache?.close();
-    redis?.disconnect();
-    await store.close();
+    await parts.close();
     throw error;
   }
 }

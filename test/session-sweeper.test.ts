@@ -7,14 +7,14 @@ import crypto from "node:crypto";
 import { expect } from "chai";
 import pino from "pino";
 import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
-import { PluginHost } from "../core/host/plugin-host.ts";
-import { OutboundPolicy } from "../core/security/outbound-policy.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { migrate, openDatabase } from "../core/store/database.ts";
 import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
 import { SessionService } from "../core/widget/session-service.ts";
-import { WidgetService } from "../core/widget/widget-service.ts";
+import { sweepWidgetData } from "../core/widget/sweeper.ts";
+import { TranscriptService } from "../core/widget/transcript-service.ts";
+import { UsageService } from "../core/widget/usage-service.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -64,22 +64,12 @@ describe("the session sweeper", function () {
     const ring = keyRing(crypto.randomBytes(32));
     const events = new EventBus(store, ring, { logger, now });
     const sessions = new SessionService(store, ring, now);
-    const widget = new WidgetService({
-      store,
-      sessions,
-      events,
-      plugins: new PluginHost({
-        logger,
-        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
-      }),
-      settings: {
-        voiceProvider: "openai",
-        openai: { baseUrl: "", realtimeModel: "x" },
-        pluginConfig: {},
-      },
-      logger,
-      now,
-    });
+    const sweep = () =>
+      sweepWidgetData({
+        sessions,
+        usage: new UsageService({ events, sessions, now }),
+        transcripts: new TranscriptService({ store, now }),
+      });
     const seen: BusEvent[] = [];
     events.subscribe((e) => seen.push(e));
     const visitor = { ip: "198.51.100.7", userAgent: "Firefox" };
@@ -104,10 +94,10 @@ describe("the session sweeper", function () {
     });
 
     clock += 29 * MINUTE; // 29 minutes quiet: still open
-    expect(await widget.sweep()).to.equal(0);
+    expect(await sweep()).to.equal(0);
     clock += 2 * MINUTE; // 31 minutes quiet
-    expect(await widget.sweep()).to.equal(1);
-    expect(await widget.sweep()).to.equal(0);
+    expect(await sweep()).to.equal(1);
+    expect(await sweep()).to.equal(0);
     await events.flush();
 
     const [end] = (await store.events.listUsage("sweep-site")).filter(
@@ -126,7 +116,7 @@ describe("the session sweeper", function () {
     expect(await store.leads.transcriptsOf("sweep-site")).to.deep.equal([]);
     expect((await store.sessions.get(session.id))?.ip_hash).to.be.a("string");
     clock += 20 * MINUTE;
-    await widget.sweep();
+    await sweep();
     expect((await store.sessions.get(session.id))?.ip_hash).to.equal(null);
     // The ended session signs nothing any more.
     let refused: unknown;

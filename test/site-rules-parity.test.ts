@@ -9,8 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import request from "supertest";
-import { commandPlugins } from "../core/command-plugins.ts";
-import { loadSettings } from "../core/settings.ts";
+import { installedPlugins } from "./helpers/installed-plugins.ts";
 import type { SiteRules } from "../core/sites/site-rules.ts";
 import { validateSiteFiles } from "../core/sites/yaml/validate-sites.ts";
 import {
@@ -45,7 +44,7 @@ describe("sitevoice validate and the API agree", function () {
     if (database === undefined) missing(this, sqlite.label);
     service = await startTestService(database.url);
     // The rules the CLI builds from the same (default) settings as the service.
-    rules = (await commandPlugins(loadSettings({}))).rules;
+    rules = (await installedPlugins({})).rules;
   });
   after(async () => {
     await service?.stop();

@@ -7,8 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
-import { commandPlugins } from "../core/command-plugins.ts";
-import { loadSettings } from "../core/settings.ts";
+import { installedPlugins } from "./helpers/installed-plugins.ts";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { pullCommand } from "../core/sites/sync/pull-command.ts";
@@ -272,7 +271,7 @@ describe("sitevoice sync --remote errors", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-sync-"));
     fs.cpSync(EXAMPLES, path.join(dir, "sites"), { recursive: true });
     const unreachable = remoteTarget("http://127.0.0.1:9", "vk_test_x");
-    const { rules } = await commandPlugins(loadSettings({}));
+    const { rules } = await installedPlugins({});
     const run = (target: SiteTarget) =>
       syncCommand([], { cwd: dir, out: (l) => lines.push(l), target, env, rules });
     expect((await rejection(run(unreachable))).message).to.match(

@@ -1,9 +1,13 @@
 /**
  * The event bus: the one place usage events (what the widget reports) and service events
- * (`lead.captured`, `conversation.ended`, …) are recorded and handed to subscribers (the live
- * stream and webhooks plug in here). Writes are batched, a few milliseconds at most, into one
- * insert; a write is acknowledged (its promise resolves) only once its batch is stored, and
- * `close` flushes what is pending, so nothing acknowledged is ever lost.
+ * (`lead.captured`, `conversation.ended`, …) are recorded and handed to subscribers (event sinks,
+ * and the live stream and webhooks later).
+ *
+ * Usage events are batched, a few milliseconds at most, into one insert; a write is acknowledged
+ * (its promise resolves) only once its batch is stored, and `close` flushes what is pending, so
+ * nothing acknowledged is ever lost. Service events are recorded in the transaction of the change
+ * that causes them (`transaction`): a lead and its `lead.captured` exist together or not at all,
+ * whatever crashes when, and subscribers hear of them once that transaction has committed.
  */
 import type { Logger } from "pino";
 import { errors } from "../errors.ts";
@@ -67,11 +71,12 @@ export type BusEvent =
 
 interface Pending<R, T> {
   row: R;
-  /** A service event's data as emitted: the row holds its secrets sealed. */
-  clearData?: Record<string, unknown>;
   resolve(value: T): void;
   reject(error: unknown): void;
 }
+
+/** Records a service event in the transaction at hand; resolves with the event as recorded. */
+export type RecordServiceEvent = (input: ServiceEventInput) => Promise<ServiceEvent>;
 
 export interface EventBusOptions {
   logger: Logger;
@@ -84,7 +89,6 @@ export interface EventBusOptions {
 
 export class EventBus {
   private usage: Pending<UsageEventRow, UsageEvent>[] = [];
-  private service: Pending<ServiceEventRow, ServiceEvent>[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -117,14 +121,36 @@ export class EventBus {
       client_event_id: input.client_event_id ?? null,
       created_at: this.now(),
     };
-    return this.enqueue(this.usage, row);
+    return this.enqueue(row);
   }
 
   /**
-   * Stores a service event (its `secrets` sealed) and hands it to subscribers, who get the data
-   * as given.
+   * Runs `work` in one store transaction with `record`, which stores service events (their
+   * `secrets` sealed) in that same transaction. Subscribers get each recorded event, its data as
+   * given, once the transaction has committed; a transaction that fails records none.
    */
+  async transaction<T>(work: (tx: Store, record: RecordServiceEvent) => Promise<T>): Promise<T> {
+    if (this.closed) throw shuttingDown();
+    const recorded: ServiceEvent[] = [];
+    const result = await this.store.transaction((tx) =>
+      work(tx, async (input) => {
+        const { row, event } = this.serviceRow(input);
+        await tx.events.insertService([row]);
+        recorded.push(event);
+        return event;
+      }),
+    );
+    for (const event of recorded) this.announce({ kind: "service", event });
+    return result;
+  }
+
+  /** Records one service event in a transaction of its own (a change with no row of its own). */
   emit(input: ServiceEventInput): Promise<ServiceEvent> {
+    return this.transaction((_tx, record) => record(input));
+  }
+
+  /** The stored row of a service event (secrets sealed) and the event subscribers get. */
+  private serviceRow(input: ServiceEventInput): { row: ServiceEventRow; event: ServiceEvent } {
     const stored = { ...input.data };
     for (const field of input.secrets ?? []) {
       const value = stored[field];
@@ -138,7 +164,7 @@ export class EventBus {
       data: JSON.stringify(stored),
       created_at: this.now(),
     };
-    return this.enqueue(this.service, row, { ...input.data });
+    return { row, event: { ...serviceEvent(row), data: { ...input.data } } };
   }
 
   /** `listener` receives every event once it is stored; returns the unsubscribe function. */
@@ -152,9 +178,8 @@ export class EventBus {
     clearTimeout(this.timer);
     this.timer = undefined;
     const usage = this.usage.splice(0);
-    const service = this.service.splice(0);
     // Batches are written one after another, so a flush also waits for the one in flight.
-    this.writing = this.writing.then(() => this.write(usage, service));
+    this.writing = this.writing.then(() => this.write(usage));
     return this.writing;
   }
 
@@ -164,40 +189,27 @@ export class EventBus {
     await this.flush();
   }
 
-  private enqueue<R, T>(
-    queue: Pending<R, T>[],
-    row: R,
-    clearData?: Record<string, unknown>,
-  ): Promise<T> {
-    if (this.closed) {
-      return Promise.reject(errors.serviceUnavailable("The service is shutting down; retry"));
-    }
-    return new Promise<T>((resolve, reject) => {
-      queue.push({ row, clearData, resolve, reject });
-      if (this.usage.length + this.service.length >= this.batchSize) void this.flush();
+  private enqueue(row: UsageEventRow): Promise<UsageEvent> {
+    if (this.closed) return Promise.reject(shuttingDown());
+    return new Promise<UsageEvent>((resolve, reject) => {
+      this.usage.push({ row, resolve, reject });
+      if (this.usage.length >= this.batchSize) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
     });
   }
 
-  private async write(
-    usage: Pending<UsageEventRow, UsageEvent>[],
-    service: Pending<ServiceEventRow, ServiceEvent>[],
-  ): Promise<void> {
-    if (usage.length === 0 && service.length === 0) return;
+  private async write(usage: Pending<UsageEventRow, UsageEvent>[]): Promise<void> {
+    if (usage.length === 0) return;
     let stored: Map<string, UsageEventRow>;
     try {
       stored = await this.store.transaction(async (tx) => {
         await tx.events.insertUsage(usage.map((p) => p.row));
-        await tx.events.insertService(service.map((p) => p.row));
         return this.storedByClientId(tx, usage);
       });
     } catch (error) {
-      this.options.logger.error(
-        { err: error, events: usage.length + service.length },
-        "event write failed",
-      );
+      this.options.logger.error({ err: error, events: usage.length }, "event write failed");
       const failure = errors.serviceUnavailable("Events could not be stored; retry", error);
-      for (const pending of [...usage, ...service]) pending.reject(failure);
+      for (const pending of usage) pending.reject(failure);
       return;
     }
     for (const pending of usage) {
@@ -207,11 +219,6 @@ export class EventBus {
       pending.resolve(event);
       // A retry answers with the first write's id and is not announced again.
       if (row.id === pending.row.id) this.announce({ kind: "usage", event });
-    }
-    for (const pending of service) {
-      const event = { ...serviceEvent(pending.row), data: pending.clearData ?? {} };
-      pending.resolve(event);
-      this.announce({ kind: "service", event });
     }
   }
 
@@ -244,6 +251,8 @@ export class EventBus {
     }
   }
 }
+
+const shuttingDown = () => errors.serviceUnavailable("The service is shutting down; retry");
 
 const clientKey = (row: UsageEventRow) =>
   row.client_event_id === null ? undefined : `${row.site_id}\u0000${row.client_event_id}`;

@@ -2,6 +2,7 @@
  * What the plugin host throws. These are internal errors: the layer that serves a request maps
  * them to the matching error code (`adapter_error`, …) and logs the cause.
  */
+import { messageOf } from "../util/message-of.ts";
 import type { PluginKind } from "./plugin.ts";
 
 /** A module could not be imported, or its default export is not a valid plugin definition. */
@@ -69,5 +70,4 @@ export class PluginCallError extends Error {
   }
 }
 
-export const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
+export { messageOf };

@@ -1,20 +1,14 @@
 /** `/v1/sites`: list, create, read, patch and delete, with API-key scopes sites:read / sites:write. */
 import { Router, type Request } from "express";
-import type { apiKeyAuth } from "../http/api-key-auth.ts";
+import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody, yamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
-import type { Principal } from "../auth/principal.ts";
 import { isSiteCursor, type ChangeSource, type SiteService } from "../sites/site-service.ts";
 import { migrateSiteFile, SchemaVersionError } from "../sites/yaml/schema-migrations.ts";
 import { parseSiteFile } from "../sites/yaml/site-file.ts";
-
-const principalOf = (req: Request): Principal => {
-  if (req.principal === undefined) throw errors.unauthorized();
-  return req.principal;
-};
 
 export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof apiKeyAuth>): Router {
   const router = Router();

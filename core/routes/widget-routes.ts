@@ -6,7 +6,7 @@
  */
 import express, { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import type { apiKeyAuth } from "../http/api-key-auth.ts";
+import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors, isServiceError } from "../errors.ts";
@@ -14,8 +14,6 @@ import type { RateLimiterFactory } from "../http/rate-limiter.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { searchSite } from "../search/site-search.ts";
 import type { SiteService } from "../sites/site-service.ts";
-import type { EventBus } from "../events/event-bus.ts";
-import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import type { TokenRequest } from "../types/generated/token-create.ts";
@@ -23,13 +21,19 @@ import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { answerPreflight, requireOrigin } from "../widget/origin.ts";
 import type { SessionService } from "../widget/session-service.ts";
-import type { PublicSite, WidgetService } from "../widget/widget-service.ts";
+import type { PublicSite } from "../sites/site-types.ts";
+import type { LeadService } from "../leads/lead-service.ts";
+import type { TokenService } from "../widget/token-service.ts";
+import type { TranscriptService } from "../widget/transcript-service.ts";
+import type { UsageService } from "../widget/usage-service.ts";
 
 export interface WidgetRouteParts {
   sites: SiteService;
   sessions: SessionService;
-  widget: WidgetService;
-  events: EventBus;
+  tokens: TokenService;
+  usage: UsageService;
+  leads: LeadService;
+  transcripts: TranscriptService;
   plugins: PluginHost;
   limiters: RateLimiterFactory;
   logger: Logger;
@@ -117,7 +121,7 @@ export function widgetRoutes(
     await limit.tokenPerIp.consume(req.ip ?? "unknown", res);
     await limit.tokenPerSite.consume(target.site.site_id, res);
     const { page_url: pageUrl } = tokenBody(req.body);
-    const answer = await parts.widget.token(
+    const answer = await parts.tokens.token(
       target,
       { ip: req.ip ?? "", userAgent: req.headers["user-agent"] ?? "" },
       pageUrl,
@@ -125,12 +129,11 @@ export function widgetRoutes(
     sendData(req, res, answer);
   });
 
-  router.post("/v1/:siteId/query", rawBody, async (req, res) => {
-    if (req.headers.authorization !== undefined) {
-      // The debug path: an API key with query:test replaces Origin and signature.
-      await requireKey("query:test")(req, res, () => undefined);
+  // The debug path: an API key with query:test replaces Origin and signature.
+  router.post("/v1/:siteId/query", rawBody, whenKey(requireKey, "query:test"), async (req, res) => {
+    if (req.principal !== undefined) {
       const siteId = req.params.siteId as string;
-      const site = await parts.sites.openConfig(req.principal!, siteId).catch((e: unknown) => {
+      const site = await parts.sites.openConfig(principalOf(req), siteId).catch((e: unknown) => {
         throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
       });
       const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
@@ -143,9 +146,11 @@ export function widgetRoutes(
     await limit.queryPerMinute.consume(target.site.site_id, res);
     const result = await searchSite(parts.plugins, target.site, body, searchOptions(req, res));
     // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
-    recordQuery(parts.events, session, body).catch((err: unknown) =>
-      parts.logger.warn({ err, site_id: session.site_id }, "db_query event not stored"),
-    );
+    parts.usage
+      .recordQuery(session, body)
+      .catch((err: unknown) =>
+        parts.logger.warn({ err, site_id: session.site_id }, "db_query event not stored"),
+      );
     sendData(req, res, result);
   });
 
@@ -154,7 +159,7 @@ export function widgetRoutes(
     const { session, body, raw } = await signed(req, res, target);
     await limit.events.consume(target.site.site_id, res);
     const event = validateBody<UsageEventWrite>("usage-event-write", body);
-    const stored = await parts.widget.recordEvent(session, event, raw);
+    const stored = await parts.usage.recordEvent(session, event, raw);
     sendData(req, res, { id: stored.id }, { status: 202 });
   });
 
@@ -163,7 +168,7 @@ export function widgetRoutes(
     const { session, body, raw } = await signed(req, res, target);
     await limit.leads.consume(target.site.site_id, res);
     const lead = validateBody<LeadCapture>("lead-create", body);
-    sendData(req, res, await parts.widget.captureLead(session, lead, raw), { status: 201 });
+    sendData(req, res, await parts.leads.capture(session, lead, raw), { status: 201 });
   });
 
   router.post("/v1/:siteId/transcript", rawBody, async (req, res) => {
@@ -171,7 +176,7 @@ export function widgetRoutes(
     const { session, body, raw } = await signed(req, res, target);
     await limit.transcripts.consume(target.site.site_id, res);
     const transcript = validateBody<Transcript>("transcript-create", body);
-    const saved = await parts.widget.saveTranscript(session, target.site, transcript, raw);
+    const saved = await parts.transcripts.save(session, target.site, transcript, raw);
     sendData(req, res, saved, { status: 202 });
   });
 
@@ -187,21 +192,6 @@ export function widgetRoutes(
   }
 
   return router;
-}
-
-/** Each widget query counts as a `db_query` usage event, with what was asked, not what was found. */
-async function recordQuery(events: EventBus, session: SessionRow, body: unknown) {
-  const params = body as { collection?: unknown; filters?: unknown[] };
-  await events.recordUsage({
-    site_id: session.site_id,
-    session_id: session.id,
-    type: "db_query",
-    metadata: {
-      session_id: session.id,
-      collection: params.collection,
-      filters: Array.isArray(params.filters) ? params.filters.length : 0,
-    },
-  });
 }
 
 function parseJson(req: Request, raw: Buffer): unknown {

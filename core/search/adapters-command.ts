@@ -9,6 +9,7 @@ import type { SiteService } from "../sites/site-service.ts";
 import { collectionOf } from "./check-search.ts";
 import { ADAPTER_TIMEOUT_MS } from "./run-search.ts";
 import { siteAdapter } from "./site-search.ts";
+import { messageWithCause } from "../util/message-of.ts";
 
 export interface AdaptersTestOptions {
   sites: SiteService;
@@ -40,7 +41,7 @@ export async function adaptersTestCommand(
         : "connection: ok",
     );
   } catch (error) {
-    out(`connection: FAILED: ${messageOf(error)}`);
+    out(`connection: FAILED: ${messageWithCause(error)}`);
     return 1;
   }
   for (const name of Object.keys(config.collections).sort()) {
@@ -62,7 +63,7 @@ export async function adaptersTestCommand(
       }
     } catch (error) {
       failed += 1;
-      out(`collection ${name} (${collection.source}): FAILED: ${messageOf(error)}`);
+      out(`collection ${name} (${collection.source}): FAILED: ${messageWithCause(error)}`);
     }
   }
   return failed > 0 ? 1 : 0;
@@ -73,11 +74,3 @@ function sample(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS - 1)}…` : text;
 }
-
-const messageOf = (error: unknown) => {
-  const cause = (error as { cause?: unknown }).cause;
-  const base = error instanceof Error ? error.message : String(error);
-  return cause instanceof Error && !base.includes(cause.message)
-    ? `${base}: ${cause.message}`
-    : base;
-};

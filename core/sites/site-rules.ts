@@ -14,6 +14,8 @@ import {
   type SchemaName,
 } from "../validation/schema-validator.ts";
 import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
+import { stableJson } from "../util/stable-json.ts";
+import { withoutSecrets } from "./site-secrets.ts";
 import { checkReferences } from "./yaml/secret-refs.ts";
 
 /** What the rules need to know of the installation. */
@@ -94,6 +96,21 @@ export class SiteRules {
       businessRule: false,
       details: { plugin: plugin.name },
     }));
+  }
+
+  /**
+   * Whether two adapters send their secrets to the same place: the same type, and the same
+   * destination as the adapter's plugin tells it (or, when it does not, the same config but for
+   * its secrets). A masked secret is kept only then (see keepMaskedSecrets).
+   */
+  sameDestination(next: unknown, current: { type: string; config?: unknown } | undefined): boolean {
+    if (current === undefined || typeof next !== "object" || next === null) return false;
+    const { type, config } = next as { type?: unknown; config?: unknown };
+    if (type !== current.type) return false;
+    const where = (value: unknown) =>
+      this.context.plugins.destination("adapter", current.type, value) ??
+      stableJson(withoutSecrets(value));
+    return where(config) === where(current.config);
   }
 
   /** The industry must have a template: one without would silently get no guidance. */

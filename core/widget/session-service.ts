@@ -117,11 +117,9 @@ export class SessionService {
     return held.row;
   }
 
-  /** Ends a session (session_end, the sweeper); false when it had already ended. */
-  async end(sessionId: string, reason: string): Promise<boolean> {
-    const ended = await this.store.sessions.end(sessionId, this.now(), reason);
+  /** Drops the copy held of a session that ended (the store says it ended; this is the cache). */
+  forget(sessionId: string): void {
     this.held.delete(sessionId);
-    return ended;
   }
 
   /** Open sessions past their idle or total lifetime, for the sweeper. */

@@ -107,14 +107,7 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-/** The text of any thrown value. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "object" && error !== null && "message" in error) {
-    return String((error as { message: unknown }).message);
-  }
-  return String(error);
-}
+export { messageOf } from "../../util/message-of.ts";
 
 /** The driver or system error code of a thrown value, if it has a string one. */
 export function codeOf(error: unknown): string | undefined {

@@ -1,15 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { formatProblem, formatProblemSummary } from "./format-problems.ts";
-import { commandPlugins } from "../../command-plugins.ts";
-import { loadSettings } from "../../settings.ts";
+import { installedPlugins } from "../../../test/helpers/installed-plugins.ts";
 import { validateCommand } from "./validate-command.ts";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
 async function run(paths: string[]): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const { rules } = await commandPlugins(loadSettings({}));
+  const { rules } = await installedPlugins({});
   const code = await validateCommand(paths, { cwd: repo, out: (line) => lines.push(line), rules });
   return { code, lines };
 }

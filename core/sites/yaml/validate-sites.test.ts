@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { commandPlugins } from "../../command-plugins.ts";
-import { loadSettings } from "../../settings.ts";
+import { installedPlugins } from "../../../test/helpers/installed-plugins.ts";
 import type { SiteRules } from "../site-rules.ts";
 import { listIndustries } from "./industries.ts";
 import { validateSiteFiles } from "./validate-sites.ts";
@@ -22,7 +21,7 @@ describe("validateSiteFiles", () => {
   /** The rules `sitevoice validate` applies on a default installation. */
   let rules: SiteRules;
   before(async () => {
-    rules = (await commandPlugins(loadSettings({}))).rules;
+    rules = (await installedPlugins({})).rules;
   });
 
   it("finds the industry templates", () => {
@@ -307,9 +306,9 @@ describe("validateSiteFiles", () => {
     });
 
     it("checks an adapter plugin's own config schema", async () => {
-      const { plugins, rules } = await commandPlugins(
-        loadSettings({ SITEVOICE_PLUGINS: "sitevoice-adapter-example" }),
-      );
+      const { plugins, rules } = await installedPlugins({
+        SITEVOICE_PLUGINS: "sitevoice-adapter-example",
+      });
       const good = join(dir, "good.yml");
       const bad = join(dir, "bad.yaml");
       const adapter = (config: string) =>

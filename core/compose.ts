@@ -1,0 +1,178 @@
+/**
+ * The composition root: the one place the service's parts are built, each with every dependency
+ * it needs (none optional, so no part runs without, say, the event bus). `sitevoice serve`, every
+ * CLI command and the tests build their parts here, so a command acts as the service does (a
+ * site deleted by `sync --prune` is a `site.deleted` like one deleted through the API).
+ */
+import { Redis } from "ioredis";
+import pino, { type Logger } from "pino";
+import { EventBus } from "./events/event-bus.ts";
+import { connectEventSinks } from "./events/event-sinks.ts";
+import { PluginHost } from "./host/plugin-host.ts";
+import { rateLimiterFactory, type RateLimiterFactory } from "./http/rate-limiter.ts";
+import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt.ts";
+import { ApiKeyService } from "./keys/api-key-service.ts";
+import { LeadService } from "./leads/lead-service.ts";
+import { resolveMasterKey } from "./security/master-key.ts";
+import { OutboundPolicy } from "./security/outbound-policy.ts";
+import { keyRing, type KeyRing } from "./security/secret-box.ts";
+import type { Settings } from "./settings.ts";
+import { SiteCache } from "./sites/site-cache.ts";
+import { siteChangeChannel } from "./sites/site-change-channels.ts";
+import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
+import { SiteService } from "./sites/site-service.ts";
+import { migrate, openDatabase } from "./store/database.ts";
+import { Store } from "./store/store.ts";
+import { SessionService } from "./widget/session-service.ts";
+import { TokenService } from "./widget/token-service.ts";
+import { TranscriptService } from "./widget/transcript-service.ts";
+import { UsageService } from "./widget/usage-service.ts";
+import { fileURLToPath } from "node:url";
+
+export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
+
+/** The logger of the settings (JSON lines), with credentials redacted wherever they appear. */
+export function createLogger(settings: Readonly<Settings>): Logger {
+  return pino({
+    level: settings.logLevel,
+    redact: {
+      paths: ["*.authorization", "*.password", "*.value", "*.secret", "*.connectionString"],
+      censor: "[redacted]",
+    },
+  });
+}
+
+/** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
+export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redis | undefined {
+  if (settings.redisUrl === undefined) return undefined;
+  const redis = new Redis(settings.redisUrl, {
+    lazyConnect: false,
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: false,
+  });
+  redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
+  return redis;
+}
+
+/** The plugins of the installation and what is made of them. */
+export interface InstalledPlugins {
+  plugins: PluginHost;
+  /** Parsed at start, so a broken template or plugin stops start-up, not a visitor's session. */
+  templates: PromptTemplates;
+  /** The site rules, shared by the API and `sitevoice validate`. */
+  rules: SiteRules;
+}
+
+/**
+ * The plugin host (built-in plugins and `SITEVOICE_PLUGINS`, every connection under the outbound
+ * policy), its service-wide instances (`"all"`, or only the prompt templates for a command that
+ * needs no more, such as `validate`), the prompt templates and the site rules.
+ */
+export async function composePlugins(
+  settings: Readonly<Settings>,
+  logger: Logger,
+  globals: "all" | "prompt-templates" = "all",
+): Promise<InstalledPlugins> {
+  const plugins = new PluginHost({ logger, outbound: OutboundPolicy.fromSettings(settings) });
+  try {
+    await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
+    await plugins.loadPackages(settings.plugins);
+    plugins.start();
+    await plugins.startGlobal(
+      settings.pluginConfig,
+      globals === "all" ? undefined : ["prompt-template"],
+    );
+    const templates = loadPromptTemplates(undefined, plugins.globals("prompt-template"));
+    const rules = siteRulesOf(plugins, {
+      industries: templates.industries,
+      voiceProvider: settings.voiceProvider,
+    });
+    return { plugins, templates, rules };
+  } catch (error) {
+    await plugins.close();
+    throw error;
+  }
+}
+
+/** Everything the service is made of, below the HTTP layer. */
+export interface ServiceParts extends InstalledPlugins {
+  settings: Readonly<Settings>;
+  logger: Logger;
+  store: Store;
+  ring: KeyRing;
+  redis: Redis | undefined;
+  events: EventBus;
+  limiters: RateLimiterFactory;
+  keys: ApiKeyService;
+  sites: SiteService;
+  sessions: SessionService;
+  tokens: TokenService;
+  usage: UsageService;
+  transcripts: TranscriptService;
+  leads: LeadService;
+  /** Stores every pending event, then closes plugins, the site cache, Redis and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store (migrating it), the key ring, the plugins, Redis and the site cache's change
+ * channel, and builds the services on them. What fails half-way is closed again.
+ */
+export async function composeParts(
+  settings: Readonly<Settings>,
+  logger: Logger = createLogger(settings),
+): Promise<ServiceParts> {
+  const store = new Store(openDatabase(settings.database));
+  const closers: (() => Promise<void> | void)[] = [() => store.close()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    const applied = await migrate(store.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
+    const ring = keyRing(resolveMasterKey(settings, logger), settings.oldMasterKeys);
+    const redis = connectRedis(settings, logger);
+    closers.push(() => redis?.disconnect());
+    const installed = await composePlugins(settings, logger);
+    closers.push(() => installed.plugins.close());
+    // Subscribed before anything is served, so a fresh instance hears every change.
+    const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
+    const cache = new SiteCache(channel, { ttlMs });
+    closers.push(() => cache.close());
+    const events = new EventBus(store, ring, { logger });
+    // Every acknowledged event is stored before anything below it closes.
+    closers.push(() => events.close());
+    connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
+    const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
+    const sessions = new SessionService(store, ring);
+    const parts: ServiceParts = {
+      ...installed,
+      settings,
+      logger,
+      store,
+      ring,
+      redis,
+      events,
+      limiters: rateLimiterFactory(redis),
+      keys: new ApiKeyService(store),
+      sites,
+      sessions,
+      tokens: new TokenService({
+        sessions,
+        events,
+        plugins: installed.plugins,
+        settings,
+        logger,
+        templates: installed.templates,
+      }),
+      usage: new UsageService({ events, sessions }),
+      transcripts: new TranscriptService({ store }),
+      leads: new LeadService({ store, events, sites }),
+      close: closeAll,
+    };
+    return parts;
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,22 @@
+/** A lead as answered and announced: its stored row, without the update token's hash. */
+import type { LeadRow } from "../store/repos/leads-repo.ts";
+
+export type LeadView = ReturnType<typeof leadView>;
+
+export function leadView(row: LeadRow) {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    session_id: row.session_id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    message: row.message,
+    page_url: row.page_url,
+    fields: row.fields === null ? {} : (JSON.parse(row.fields) as Record<string, string>),
+    status: row.status,
+    notes: row.notes,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    updated_at: new Date(Number(row.updated_at)).toISOString(),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The write paths of sites: create, change and delete. Every change is a new version (none when
+ * nothing changed), writes only from the version it read (retrying when another writer won), and
+ * is one transaction with the site's domains, its version row and its service event; the cache of
+ * every instance then drops the site.
+ */
+import type { Principal } from "../auth/principal.ts";
+import { actorOf } from "../auth/principal.ts";
+import { errors } from "../errors.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import { newId } from "../store/ids.ts";
+import type { SiteRow } from "../store/repos/sites-repo.ts";
+import { isUniqueViolation } from "../store/store-errors.ts";
+import type { Store } from "../store/store.ts";
+import { SITES_PER_PLAN } from "./plan-limits.ts";
+import { duplicateSiteId, type SiteAccess } from "./site-access.ts";
+import type { SiteCache } from "./site-cache.ts";
+import type { ChangeSource, SiteCodec, SiteView } from "./site-codec.ts";
+import { assertDomainsFree, claimDomains } from "./site-domains.ts";
+import type { SiteRules } from "./site-rules.ts";
+import { keepMaskedSecrets, MaskedSecretError } from "./site-secrets.ts";
+import type { SiteConfig } from "./site-types.ts";
+
+export interface SiteWriterParts {
+  store: Store;
+  codec: SiteCodec;
+  access: SiteAccess;
+  rules: SiteRules;
+  cache: SiteCache;
+  events: EventBus;
+  now: () => number;
+}
+
+export class SiteWriter {
+  constructor(private readonly parts: SiteWriterParts) {}
+
+  /** A new site, version 1; 403 for a key limited to some sites, 409 for a taken id or domain. */
+  async create(principal: Principal, body: unknown, source: ChangeSource): Promise<SiteView> {
+    if (principal.siteIds !== undefined) throw cannotCreate();
+    const input = this.parts.rules.accept<SiteConfig>(
+      "site-create",
+      keepSecrets(structuredClone(body) as { adapter?: unknown }, {}, false),
+    );
+    const { site_id: given, ...fields } = input;
+    const siteId = given ?? newId("site");
+    const site = normalizeSite({ site_id: siteId, ...fields }); // site_id first in every answer
+    const at = this.parts.now();
+    const row: SiteRow = {
+      ...this.parts.codec.columns(site),
+      site_id: siteId,
+      workspace_id: principal.workspaceId,
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await this.parts.store.transaction(async (tx) => {
+        await tx.workspaces.lock(principal.workspaceId, tx.client);
+        await assertRoomForSite(tx, principal.workspaceId);
+        if ((await tx.sites.get(siteId)) !== undefined) throw duplicateSiteId(siteId);
+        await assertDomainsFree(tx, principal.workspaceId, site);
+        await tx.sites.insert(row);
+        await claimDomains(tx, principal.workspaceId, site);
+        await tx.sites.insertVersion(this.parts.codec.versionRow(row, source, principal));
+      });
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicateSiteId(siteId) : error;
+    }
+    await this.parts.cache.changed(siteId);
+    return this.parts.codec.view(row);
+  }
+
+  /**
+   * The one write path of an existing site: `next` turns the current config (secrets opened)
+   * into the new one, which is validated whole. No change, no new version.
+   */
+  async change(
+    principal: Principal,
+    siteId: string,
+    source: ChangeSource,
+    next: (current: SiteConfig) => object,
+  ): Promise<{ site: SiteView; changed: boolean }> {
+    const { codec, access } = this.parts;
+    for (let attempt = 0; ; attempt++) {
+      const row = await access.owned(principal, siteId);
+      const current = codec.decode(row);
+      const site = this.prepare(siteId, next(current), current);
+      const columns = codec.columns(site);
+      if (columns.content_hash === row.content_hash)
+        return { site: codec.view(row), changed: false };
+      const updated: SiteRow = {
+        ...row,
+        ...columns,
+        version: row.version + 1,
+        updated_at: this.parts.now(),
+      };
+      const written = await this.parts.store.transaction(async (tx) => {
+        if (!(await tx.sites.update(siteId, row.version, updated))) return false;
+        await assertDomainsFree(tx, principal.workspaceId, site);
+        await claimDomains(tx, principal.workspaceId, site);
+        await tx.sites.insertVersion(codec.versionRow(updated, source, principal));
+        return true;
+      });
+      if (written) {
+        await this.parts.cache.changed(siteId);
+        return { site: codec.view(updated), changed: true };
+      }
+      if (attempt >= 4) {
+        throw errors.conflict(`Site '${siteId}' is being changed by another request; retry`);
+      }
+    }
+  }
+
+  /** Deletes the site and its versions, with `site.deleted` in the same transaction. */
+  async delete(principal: Principal, siteId: string): Promise<void> {
+    const row = await this.parts.access.owned(principal, siteId);
+    await this.parts.events.transaction(async (tx, record) => {
+      await tx.sites.delete(siteId);
+      await record({
+        type: "site.deleted",
+        workspace_id: row.workspace_id,
+        site_id: siteId,
+        data: { site_id: siteId, business_name: row.business_name, deleted_by: actorOf(principal) },
+      });
+    });
+    await this.parts.cache.changed(siteId);
+  }
+
+  /**
+   * `proposed` made ready to store: masked secrets sent back replaced by the `current` ones (only
+   * while their destination is the same), then checked whole by the site rules and normalized.
+   */
+  prepare(siteId: string, proposed: object, current: SiteConfig): SiteConfig {
+    const incoming = { ...proposed, site_id: siteId } as { adapter?: unknown };
+    const same = this.parts.rules.sameDestination(incoming.adapter, current.adapter);
+    return normalizeSite(
+      this.parts.rules.accept<SiteConfig>("site", keepSecrets(incoming, current, same)),
+    );
+  }
+}
+
+export const cannotCreate = () =>
+  errors.forbidden("This API key is limited to some sites and cannot create new ones");
+
+/** 422 plan_limit when the workspace already has as many sites as its plan allows. */
+export async function assertRoomForSite(store: Store, workspaceId: string): Promise<void> {
+  const workspace = await store.workspaces.get(workspaceId);
+  const limit = workspace === undefined ? 0 : SITES_PER_PLAN[workspace.plan];
+  if (limit === undefined || (await store.sites.countByWorkspace(workspaceId)) < limit) return;
+  throw errors.validationFailed(
+    `The ${workspace?.plan ?? "current"} plan allows ${limit} site(s)`,
+    {
+      reason: "plan_limit",
+      limit,
+      plan: workspace?.plan,
+    },
+  );
+}
+
+/** keepMaskedSecrets, its refusal answered as 422 naming the secret's field. */
+function keepSecrets<T extends { adapter?: unknown }>(
+  incoming: T,
+  stored: { adapter?: unknown },
+  sameDestination: boolean,
+): T {
+  try {
+    return keepMaskedSecrets(incoming, stored, sameDestination);
+  } catch (error) {
+    if (!(error instanceof MaskedSecretError)) throw error;
+    throw errors.validationFailed(error.message, { field: error.field, reason: error.reason });
+  }
+}
+
+/** Host names compare case-insensitively; they are kept in lower case, each once. */
+export function normalizeSite(site: SiteConfig): SiteConfig {
+  return {
+    ...site,
+    domain: site.domain.toLowerCase(),
+    additional_domains: [
+      ...new Set(site.additional_domains?.map((domain) => domain.toLowerCase())),
+    ],
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * `POST /v1/:siteId/token`: a voice-provider session for the site (its prompt and tools) and a
+ * widget session with its signing secret, the provider first, so a failing provider leaves no
+ * session behind.
+ */
+import type { Logger } from "pino";
+import { errors } from "../errors.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
+import { buildPersonalityPrompt, type PromptTemplates } from "../intelligence/prompt.ts";
+import type { Settings } from "../settings.ts";
+import type { PublicSite, SiteConfig } from "../sites/site-types.ts";
+import { messageOf } from "../util/message-of.ts";
+import { SESSION_MAX_MS, type SessionService, type Visitor } from "./session-service.ts";
+import { voiceProviderConfig } from "./voice-provider-config.ts";
+import { buildVoiceTools } from "./voice-tools.ts";
+
+/** How long the provider's ephemeral token may be used to connect. */
+const EPHEMERAL_TOKEN_SECONDS = 600;
+const PROVIDER_TIMEOUT_MS = 10_000;
+
+export interface TokenServiceParts {
+  sessions: SessionService;
+  events: EventBus;
+  plugins: PluginHost;
+  settings: Pick<Readonly<Settings>, "voiceProvider" | "openai" | "pluginConfig">;
+  logger: Logger;
+  templates: PromptTemplates;
+  now?: () => number;
+}
+
+export class TokenService {
+  private readonly now: () => number;
+
+  constructor(private readonly parts: TokenServiceParts) {
+    this.now = parts.now ?? Date.now;
+  }
+
+  /** A provider session, then a widget session and its `session_start` usage event. */
+  async token(target: PublicSite, visitor: Visitor, pageUrl?: string) {
+    const { site } = target;
+    const voice = await this.providerSession(site);
+    const { session, signingSecret } = await this.parts.sessions.create(
+      { site_id: site.site_id, workspace_id: target.workspaceId },
+      visitor,
+      pageUrl,
+    );
+    await this.parts.events.recordUsage({
+      site_id: site.site_id,
+      session_id: session.id,
+      type: "session_start",
+      metadata: { session_id: session.id },
+      client_event_id: `session_start:${session.id}`,
+    });
+    return {
+      session_id: session.id,
+      signing_secret: signingSecret,
+      session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
+      ...voice,
+    };
+  }
+
+  private async providerSession(site: SiteConfig) {
+    const { type, config } = voiceProviderConfig(this.parts.settings);
+    if (this.parts.plugins.find("voice-provider", type) === undefined) {
+      throw errors.serviceUnavailable(`No voice-provider plugin "${type}" is installed`);
+    }
+    let provider;
+    try {
+      provider = await this.parts.plugins.instance("voice-provider", type, config, "global");
+    } catch (error) {
+      throw errors.serviceUnavailable(`The voice provider is not configured: ${messageOf(error)}`);
+    }
+    try {
+      return await provider.createSession(
+        {
+          site_id: site.site_id,
+          voice: site.voice,
+          language: site.language,
+          instructions: buildPersonalityPrompt(site, {
+            now: new Date(this.now()),
+            templates: this.parts.templates,
+          }),
+          tools: buildVoiceTools(site),
+          expiresInSeconds: EPHEMERAL_TOKEN_SECONDS,
+        },
+        { signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) },
+      );
+    } catch (error) {
+      // The provider's own words when it says why (no key, provider down); they hold no secret.
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof Error && cause.name === "VoiceProviderUnavailable") {
+        throw errors.serviceUnavailable(cause.message, error);
+      }
+      this.parts.logger.warn({ err: error }, "voice provider failed");
+      throw errors.serviceUnavailable("The voice provider failed to start a session", error);
+    }
+  }
+}

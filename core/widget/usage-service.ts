@@ -1,0 +1,106 @@
+/**
+ * The widget's usage events (with the UsageEvent rules): `session_start` and `session_end` count
+ * once per session whatever the client sends; `session_end` gets its duration from the session's
+ * start and ends the session, with `conversation.ended` recorded in the same transaction; any
+ * other event is recorded once per key (see replay-key.ts), a copy answering the first.
+ */
+import type { EventBus, UsageEvent } from "../events/event-bus.ts";
+import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
+import { eventKey } from "./replay-key.ts";
+import type { SessionService } from "./session-service.ts";
+
+export class UsageService {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly parts: { events: EventBus; sessions: SessionService; now?: () => number },
+  ) {
+    this.now = parts.now ?? Date.now;
+  }
+
+  /** POST /analytics/event, its body checked and its signature verified. */
+  async recordEvent(
+    session: SessionRow,
+    body: UsageEventWrite,
+    signedBody: Buffer,
+  ): Promise<UsageEvent> {
+    const metadata: Record<string, unknown> = { ...body.metadata };
+    const clientId =
+      typeof metadata.client_event_id === "string" ? metadata.client_event_id : undefined;
+    delete metadata.client_event_id;
+    const base = { site_id: session.site_id, session_id: session.id, metadata };
+    switch (body.type) {
+      case "session_start":
+        return this.parts.events.recordUsage({
+          ...base,
+          type: "session_start",
+          metadata: { ...metadata, session_id: session.id },
+          client_event_id: `session_start:${session.id}`,
+        });
+      case "session_end":
+        return this.endSession(session, "visitor", metadata);
+      default:
+        return this.parts.events.recordUsage({
+          ...base,
+          type: body.type,
+          function_name: body.function_name,
+          client_event_id: eventKey(session.id, signedBody, clientId),
+        });
+    }
+  }
+
+  /** A widget search: a `db_query` event, with what was asked, not what was found. */
+  recordQuery(session: SessionRow, body: unknown): Promise<UsageEvent> {
+    const params = body as { collection?: unknown; filters?: unknown[] };
+    return this.parts.events.recordUsage({
+      site_id: session.site_id,
+      session_id: session.id,
+      type: "db_query",
+      metadata: {
+        session_id: session.id,
+        collection: params.collection,
+        filters: Array.isArray(params.filters) ? params.filters.length : 0,
+      },
+    });
+  }
+
+  /**
+   * Ends a session once: the end and its `conversation.ended` in one transaction, then its
+   * `session_end` usage event (once per session, however often this is called).
+   */
+  async endSession(
+    session: SessionRow,
+    reason: string,
+    metadata: Record<string, unknown> = {},
+    at = this.now(),
+  ): Promise<UsageEvent> {
+    const durationSeconds = Math.max(0, Math.round((at - session.created_at) / 10) / 100);
+    await this.parts.events.transaction(async (tx, record) => {
+      if (!(await tx.sessions.end(session.id, this.now(), reason))) return;
+      await record({
+        type: "conversation.ended",
+        workspace_id: session.workspace_id,
+        site_id: session.site_id,
+        data: {
+          session_id: session.id,
+          site_id: session.site_id,
+          user_fingerprint: session.user_fingerprint,
+          duration_seconds: durationSeconds,
+          reason,
+          started_at: new Date(session.created_at).toISOString(),
+          ended_at: new Date(at).toISOString(),
+        },
+      });
+    });
+    this.parts.sessions.forget(session.id);
+    return this.parts.events.recordUsage({
+      site_id: session.site_id,
+      session_id: session.id,
+      type: "session_end",
+      duration_seconds: durationSeconds,
+      metadata: { ...metadata, session_id: session.id, end_reason: reason },
+      client_event_id: `session_end:${session.id}`,
+    });
+  }
+}
