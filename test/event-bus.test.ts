@@ -7,6 +7,7 @@ import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { openServiceEvent } from "../core/events/event-bus.ts";
+import { connectEventSinks } from "../core/events/event-sinks.ts";
 import crypto from "node:crypto";
 import {
   createTestDatabase,
@@ -100,6 +101,39 @@ for (const target of databaseTargets) {
         lead: { id: "lead_1" },
         update_token: token,
       });
+    });
+
+    it("hands every committed service event to the event sinks, and none of a rolled-back one", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const received: unknown[] = [];
+      connectEventSinks(
+        bus,
+        [
+          { handle: async () => Promise.reject(new Error("this sink is down")) },
+          { handle: async (event) => void received.push(event) },
+        ],
+        logger,
+      );
+      await bus.emit({
+        type: "lead.captured",
+        workspace_id: "ws_sinks",
+        site_id: "sinks-site",
+        data: { n: 1 },
+      });
+      let refused: unknown;
+      await bus
+        .transaction(async (_tx, record) => {
+          await record({ type: "lead.updated", workspace_id: "ws_sinks", data: { n: 2 } });
+          throw new Error("the change failed");
+        })
+        .catch((e: unknown) => (refused = e));
+      await bus.close();
+      expect(refused).to.be.an("error");
+      expect(received).to.have.length(1);
+      expect(received[0]).to.deep.include({ type: "lead.captured", data: { n: 1 } });
+      expect((await store.events.listService("ws_sinks")).map((e) => e.type)).to.deep.equal([
+        "lead.captured",
+      ]);
     });
   });
 }

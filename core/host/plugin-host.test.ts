@@ -517,6 +517,23 @@ describe("PluginHost", () => {
   });
 
   describe("startGlobal", () => {
+    it("reports an auth plugin that started as unused, with why, since nothing calls it yet", async () => {
+      host.register(
+        definePlugin({
+          kind: "auth",
+          name: "auth-idle",
+          apiVersion: 1,
+          create: () => ({ authenticate: async () => undefined }),
+        }),
+        "test",
+      );
+      host.start();
+      await host.startGlobal({});
+      const [auth] = host.list();
+      expect(auth).to.include({ name: "auth-idle", status: "unused" });
+      expect(auth?.note).to.match(/not called yet/);
+    });
+
     it("marks a failing plugin and starts the others", async () => {
       const received: unknown[] = [];
       await host.loadPackages(["sitevoice-sink-throws", "sitevoice-adapter-example"]);

@@ -64,7 +64,7 @@ export interface RegisteredPlugin {
   readonly definition: PluginDefinition;
 }
 
-export type PluginStatus = "registered" | "active" | "failed";
+export type PluginStatus = "registered" | "active" | "unused" | "failed";
 
 /** One row of `list()`, for the health and admin views. */
 export interface PluginSummary {
@@ -72,10 +72,23 @@ export interface PluginSummary {
   kind: PluginKind;
   type?: string;
   source: string;
-  /** "active" once an instance lives; "failed" when its global instance could not be made. */
+  /**
+   * "active" once an instance lives; "unused" when it lives but the service does not call its
+   * kind yet (see UNUSED_KINDS); "failed" when its global instance could not be made.
+   */
   status: PluginStatus;
   error?: string;
+  /** Why an "unused" plugin is unused. */
+  note?: string;
 }
+
+/**
+ * Kinds the host loads and starts but the service does not call yet, and why: health says so
+ * rather than "active", so an operator does not believe a plugin is at work.
+ */
+const UNUSED_KINDS: Partial<Record<PluginKind, string>> = {
+  auth: "auth plugins are loaded but not called yet: the dashboard's sign-in will use them",
+};
 
 /** The kinds that serve the whole service rather than one site. */
 const globalKinds: readonly PluginKind[] = ["event-sink", "auth", "prompt-template"];
@@ -179,14 +192,12 @@ export class PluginHost {
   }
 
   list(): PluginSummary[] {
-    return [...this.#plugins.values()].map(({ name, kind, type, source, status, error }) => ({
-      name,
-      kind,
-      type,
-      source,
-      status,
-      error,
-    }));
+    return [...this.#plugins.values()].map(({ name, kind, type, source, status, error }) => {
+      const note = status === "active" ? UNUSED_KINDS[kind] : undefined;
+      return note === undefined
+        ? { name, kind, type, source, status, error }
+        : { name, kind, type, source, status: "unused", error, note };
+    });
   }
 
   /**

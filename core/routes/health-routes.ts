@@ -23,9 +23,14 @@ export function healthRoutes(store: Store, plugins: PluginHost): Router {
     const body = {
       status: database.ok ? "ok" : "degraded",
       database,
-      plugins: plugins
-        .list()
-        .map(({ name, kind, type, status, error }) => ({ name, kind, type, status, error })),
+      plugins: plugins.list().map(({ name, kind, type, status, error, note }) => ({
+        name,
+        kind,
+        type,
+        status,
+        error,
+        note,
+      })),
     };
     sendData(req, res, body, { status: database.ok ? 200 : 503 });
   });
