@@ -5,17 +5,11 @@ export const BODY_LIMIT_WIDGET = 64 * 1024;
 export const BODY_LIMIT_API = 1024 * 1024;
 
 /**
- * JSON bodies with the raw bytes kept beside them (the widget's HMAC is over the exact bytes).
- * `strict: false` lets a bare JSON value through so validation, not the parser, names the problem.
+ * JSON bodies. `strict: false` lets a bare JSON value through so validation, not the parser,
+ * names the problem. (Signed widget bodies are read raw by their routes: the HMAC is over the
+ * exact bytes.)
  */
-export const jsonBody = (limit: number) =>
-  express.json({
-    limit,
-    strict: false,
-    verify: (req, _res, buf) => {
-      (req as { rawBody?: Buffer }).rawBody = buf;
-    },
-  });
+export const jsonBody = (limit: number) => express.json({ limit, strict: false });
 
 /**
  * YAML bodies (a site file pushed by a git pipeline) arrive as the raw bytes, for the site-file

@@ -14,6 +14,7 @@
  * have their whitespace collapsed so they cannot start a line of their own and pose as a section
  * or a rule.
  */
+import { LRUCache } from "lru-cache";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -240,7 +241,8 @@ export function formatLocalTime(now: Date, timezone: string): { text: string; ti
   };
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+/** A formatter per time zone (costly to make), the most recently used ones kept. */
+const formats = new LRUCache<string, Intl.DateTimeFormat>({ max: 1000 });
 
 function dateTimeFormat(timeZone: string): Intl.DateTimeFormat {
   let format = formats.get(timeZone);

@@ -6,6 +6,7 @@
  * instances listen to; a row is never kept from a read that overlapped a change; and while the
  * channel cannot hear changes, nothing is cached at all. A TTL bounds whatever slips through.
  */
+import { LRUCache } from "lru-cache";
 import type { SiteRow } from "../store/repos/sites-repo.ts";
 
 /** Carries "site X changed" between the instances that share a store. */
@@ -66,8 +67,11 @@ interface Loading {
   changes: number;
 }
 
+/** Sites held at most: the most recently read stay, so memory stays bounded with many sites. */
+const MAX_SITES_HELD = 10_000;
+
 export class SiteCache {
-  private readonly rows = new Map<string, Held>();
+  private readonly rows = new LRUCache<string, Held>({ max: MAX_SITES_HELD });
   private readonly loading = new Map<string, Loading>();
   /** Bumped by `"*"`: a read that began before it must not keep its row. */
   private epoch = 0;

@@ -6,6 +6,7 @@
  * the same 401 invalid_signature, so a caller learns nothing from which it was.
  */
 import crypto from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
 import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
@@ -38,7 +39,8 @@ interface Held {
 }
 
 export class SessionService {
-  private readonly held = new Map<string, Held>();
+  /** The most recently used sessions, their secrets opened; the least recent leave first. */
+  private readonly held = new LRUCache<string, Held>({ max: CACHE_SIZE });
   private readonly fingerprintKey: Buffer;
 
   constructor(
@@ -166,10 +168,6 @@ export class SessionService {
   }
 
   private hold(row: SessionRow, secret: string): Held {
-    if (this.held.size >= CACHE_SIZE) {
-      const oldest = this.held.keys().next().value;
-      if (oldest !== undefined) this.held.delete(oldest);
-    }
     // The HMAC key is the secret string as returned to the widget (its UTF-8 bytes).
     const held: Held = {
       row,
