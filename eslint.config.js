@@ -19,6 +19,41 @@ export default tseslint.config(
     },
   },
   {
+    // The domain knows no HTTP: only the HTTP layer, the routes and the roots that build the
+    // server (app, service, compose) import Express or core/http. Jobs and the crawler use the
+    // domain without them.
+    files: ["core/**/*.ts"],
+    ignores: [
+      "core/http/**",
+      "core/routes/**",
+      "core/app.ts",
+      "core/service.ts",
+      "core/compose.ts",
+      "core/host/testing/**",
+      "**/*.test.ts",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "express",
+              message: "The domain knows no Express: keep it in core/http or core/routes.",
+            },
+          ],
+          patterns: [
+            {
+              regex: "^(\\.{1,2}/)+http/",
+              message:
+                "The domain knows no HTTP: throw errors from core/errors.ts; core/http maps them.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The CLI, scripts and benchmarks talk to a terminal on purpose.
     files: ["core/cli.ts", "core/cli/**", "bin/**", "bench/**", ".ci/**"],
     rules: { "no-console": "off" },

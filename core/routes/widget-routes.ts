@@ -19,7 +19,7 @@ import type { LeadCapture } from "../types/generated/lead-create.ts";
 import type { TokenRequest } from "../types/generated/token-create.ts";
 import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
-import { answerPreflight, requireOrigin } from "../widget/origin.ts";
+import { answerPreflight, requireOrigin } from "../http/site-origin.ts";
 import type { SessionService } from "../widget/session-service.ts";
 import type { PublicSite } from "../sites/site-types.ts";
 import type { LeadService } from "../leads/lead-service.ts";

@@ -1,0 +1,36 @@
+/**
+ * The Origin check and CORS of the widget endpoints: a request whose Origin is one of the site's
+ * (see core/widget/origin.ts) is answered with that origin echoed, never `*`; any other is 403.
+ */
+import type { Request, Response } from "express";
+import { errors } from "../errors.ts";
+import { allowedOrigins } from "../widget/origin.ts";
+
+/**
+ * The request's Origin when it is one of the site's; else 403 origin_not_allowed. On success the
+ * origin is echoed for CORS (never `*`), with `Vary: Origin` so caches keep sites apart.
+ */
+export function requireOrigin(
+  req: Request,
+  res: Response,
+  site: { domain: string; additional_domains?: string[] },
+): string {
+  const origin = req.headers.origin;
+  res.vary("Origin");
+  if (typeof origin !== "string" || !allowedOrigins(site).has(origin.toLowerCase())) {
+    throw errors.originNotAllowed(typeof origin === "string" ? origin : undefined);
+  }
+  res.setHeader("Access-Control-Allow-Origin", origin);
+  return origin;
+}
+
+/** The answer to a CORS preflight from an allowed origin. */
+export function answerPreflight(res: Response, methods: string) {
+  res.setHeader("Access-Control-Allow-Methods", methods);
+  res.setHeader(
+    "Access-Control-Allow-Headers",
+    "Content-Type, X-Service-Signature, X-Service-Session",
+  );
+  res.setHeader("Access-Control-Max-Age", "600");
+  res.status(204).end();
+}
