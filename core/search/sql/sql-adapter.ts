@@ -34,13 +34,18 @@ export interface CatalogColumn {
   type: FieldType;
 }
 
-/** How a connector's pool is doing, for health checks and tests. */
+/**
+ * How a connector's pool is doing, for health checks and tests. Counted by the connector
+ * (PoolTally), not read from a driver's internals.
+ */
 export interface PoolStats {
-  /** Connections open or opening. */
+  /** Connections made and not yet dropped by the pool or discarded (none once it has ended). */
   total: number;
+  /** Those of `total` not checked out. */
   idle: number;
-  /** Callers waiting for a connection. */
+  /** Requests for a connection the pool has not answered yet (queued, or a new one connecting). */
   waiting: number;
+  /** True from the start of close(). */
   closed: boolean;
 }
 
