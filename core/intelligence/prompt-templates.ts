@@ -46,8 +46,9 @@ export class PromptTemplateError extends Error {
 }
 
 /**
- * What every template sees. Built from the SiteConfig by `promptData` (prompt.ts); lists are arrays of plain
- * objects so that templates iterate them with `{{#each}}` without touching the site's own maps.
+ * What every template sees. Built from the SiteConfig by `promptData` (prompt.ts); lists are
+ * arrays of plain objects so that templates iterate them with `{{#each}}` without touching the
+ * site's own maps.
  */
 export interface PromptData {
   business_name: string;
