@@ -10,7 +10,7 @@ import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./http/rate-limiter.ts";
-import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt.ts";
+import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { resolveMasterKey } from "./security/master-key.ts";

@@ -12,11 +12,8 @@ import pg from "pg";
 import pino from "pino";
 import request from "supertest";
 import { ALL_SITES, type SiteChangeChannel } from "../core/sites/site-cache.ts";
-import {
-  POSTGRES_LISTENER_NAME,
-  postgresChannel,
-  redisChannel,
-} from "../core/sites/site-change-channels.ts";
+import { POSTGRES_LISTENER_NAME, postgresChannel } from "../core/sites/postgres-channel.ts";
+import { redisChannel } from "../core/sites/redis-channel.ts";
 import {
   createTestDatabase,
   databaseTargets,

@@ -21,12 +21,9 @@ export type {
   VoiceTool,
 } from "./plugin.ts";
 export { PluginHost } from "./plugin-host.ts";
-export type {
-  PluginHostOptions,
-  PluginStatus,
-  PluginSummary,
-  RegisteredPlugin,
-} from "./plugin-host.ts";
+export type { RegisteredPlugin } from "./check-definition.ts";
+export type { PluginHostOptions } from "./plugin-host.ts";
+export type { PluginStatus, PluginSummary } from "./plugin-status.ts";
 export {
   PluginCallError,
   PluginConfigError,

@@ -9,12 +9,9 @@ import { expect } from "chai";
 import type { SiteConfig } from "../sites/site-types.ts";
 import { readSiteFile } from "../sites/yaml/site-file.ts";
 import { validateBody } from "../validation/schema-validator.ts";
-import {
-  PromptTemplateError,
-  buildPersonalityPrompt,
-  formatLocalTime,
-  loadPromptTemplates,
-} from "./prompt.ts";
+import { formatLocalTime } from "./local-time.ts";
+import { buildPersonalityPrompt } from "./prompt.ts";
+import { PromptTemplateError, loadPromptTemplates } from "./prompt-templates.ts";
 
 const SITES_DIR = fileURLToPath(new URL("../../sites/", import.meta.url));
 const NOW = new Date("2026-11-21T13:05:00Z");

@@ -6,13 +6,8 @@
  * at its line and column.
  */
 import type { PluginHost } from "../host/plugin-host.ts";
-import {
-  problemsError,
-  schemaProblems,
-  validateBody,
-  type Problem,
-  type SchemaName,
-} from "../validation/schema-validator.ts";
+import { problemsError, type Problem } from "../validation/problems-error.ts";
+import { schemaProblems, validateBody, type SchemaName } from "../validation/schema-validator.ts";
 import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
 import { stableJson } from "../util/stable-json.ts";
 import { withoutSecrets } from "./site-secrets.ts";

@@ -5,7 +5,7 @@ import {
   adapterConformanceCases,
   conformanceCollection,
   type ConformanceSubject,
-} from "./adapter-conformance.ts";
+} from "./adapter-conformance-cases.ts";
 import { CONFORMANCE_DATASET } from "./conformance-dataset.ts";
 
 /** An adapter that returns the whole dataset whatever it is asked: most cases must catch it. */

@@ -2,12 +2,9 @@
  * `sitevoice/testing`: what a third party needs to test an adapter plugin the way the built-in
  * ones are tested.
  */
-export {
-  adapterConformanceCases,
-  conformanceCollection,
-  describeAdapterConformance,
-} from "./adapter-conformance.ts";
-export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance.ts";
+export { adapterConformanceCases, conformanceCollection } from "./adapter-conformance-cases.ts";
+export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance-cases.ts";
+export { describeAdapterConformance } from "./adapter-conformance.ts";
 export { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.ts";
 export type { ConformanceProduct } from "./conformance-dataset.ts";
 export type {

@@ -1,0 +1,37 @@
+/**
+ * `sitevoice serve`: starts the HTTP service, prints the first API key when one was just made,
+ * and closes the service on SIGTERM or SIGINT.
+ */
+import { createLogger } from "../compose.ts";
+import type { Settings } from "../settings.ts";
+import { startService } from "../service.ts";
+
+export async function serve(settings: Readonly<Settings>) {
+  const logger = createLogger(settings);
+  const service = await startService(settings, logger);
+  if (service.boot.firstKey !== undefined) {
+    console.log(
+      `\nFirst API key (all scopes, test mode), shown once — keep it:\n\n  ${service.boot.firstKey}\n\n` +
+        `Try: curl -H "Authorization: Bearer ${service.boot.firstKey}" http://localhost:${service.port}/v1/sites\n`,
+    );
+  }
+  logger.info(
+    { port: service.port, database: settings.database.client },
+    `Sitevoice listening on ${settings.publicBaseUrl}`,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}

@@ -1,0 +1,71 @@
+/**
+ * `sitevoice diff | sync | pull`: the site files against the local store of a workspace, or with
+ * `--remote URL` against a running service. Parses their options and picks the target; the work
+ * itself is in core/sites/sync/.
+ */
+import { parseArgs } from "node:util";
+import { operatorPrincipal } from "../auth/principal.ts";
+import { composePlugins, type ServiceParts } from "../compose.ts";
+import type { Settings } from "../settings.ts";
+import { pullCommand } from "../sites/sync/pull-command.ts";
+import { localTarget, remoteTarget, type SiteTarget } from "../sites/sync/site-target.ts";
+import { diffCommand, syncCommand } from "../sites/sync/sync-command.ts";
+import { commandLogger, withParts } from "./command-parts.ts";
+import { workspaceFor } from "./workspace-for.ts";
+
+/** diff, sync and pull: the files against the local store or a remote service. */
+export async function siteFiles(
+  settings: Readonly<Settings>,
+  command: "diff" | "sync" | "pull",
+  args: string[],
+) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      remote: { type: "string" },
+      workspace: { type: "string" },
+      prune: { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+    },
+  });
+  if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
+  if (command === "pull" && values.prune) throw new Error("pull has no --prune");
+  const run = async (target: SiteTarget, rules: ServiceParts["rules"]) => {
+    const options = { cwd: process.cwd(), out: console.log, rules, target, prune: values.prune };
+    switch (command) {
+      case "diff":
+        return diffCommand(positionals, options);
+      case "sync":
+        return syncCommand(positionals, { ...options, dryRun: values["dry-run"] });
+      case "pull":
+        return pullCommand(positionals, options);
+    }
+  };
+  if (values.remote !== undefined) {
+    if (values.workspace !== undefined)
+      throw new Error("--workspace is for the local store; a remote key names its workspace");
+    const key = process.env.SITEVOICE_API_KEY;
+    if (key === undefined || key === "")
+      throw new Error("--remote needs an API key in SITEVOICE_API_KEY (sites:read, sites:write)");
+    // The files are checked by this installation's rules; the service applies its own.
+    const { plugins, rules } = await composePlugins(
+      settings,
+      commandLogger(settings),
+      "prompt-templates",
+    );
+    try {
+      process.exitCode = await run(remoteTarget(values.remote, key), rules);
+    } finally {
+      await plugins.close();
+    }
+    return;
+  }
+  // On the local store, as the service does: changes are announced to running instances, and
+  // deletes are `site.deleted` events.
+  await withParts(settings, async (parts) => {
+    const workspaceId = await workspaceFor(parts, values.workspace);
+    const target = localTarget(parts.sites, operatorPrincipal(workspaceId, "cli"));
+    process.exitCode = await run(target, parts.rules);
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * Whether an imported value is a plugin this host can use: its name, kind, apiVersion, create and
+ * the optional parts, each checked with a message naming what is wrong, and its configSchema
+ * compiled. Apart from the host so that the rules of a valid definition change in one place.
+ */
+import type { ValidateFunction } from "ajv";
+import type { Logger } from "pino";
+import { PluginLoadError, messageOf } from "./plugin-errors.ts";
+import { PLUGIN_API_VERSION, pluginKinds } from "./plugin.ts";
+import type { PluginDefinition, PluginKind } from "./plugin.ts";
+import { compileSchema } from "./plugin-config-schema.ts";
+import { sourceLabel } from "./plugin-source.ts";
+
+/** A plugin the host accepted. */
+export interface RegisteredPlugin {
+  readonly name: string;
+  readonly kind: PluginKind;
+  readonly type?: string;
+  /** `builtin:<folder>`, `npm:<package>` or the label given to `register`. */
+  readonly source: string;
+  readonly definition: PluginDefinition;
+}
+
+/** A definition that passed the checks, with its configSchema compiled (if it has one). */
+export interface CheckedPlugin extends RegisteredPlugin {
+  validate: ValidateFunction | undefined;
+}
+
+const namePattern = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** The plugin `value` defines; throws PluginLoadError when it is not a usable plugin. */
+export function checkDefinition(value: unknown, source: string, logger: Logger): CheckedPlugin {
+  if (typeof value !== "object" || value === null) {
+    throw new PluginLoadError(
+      `${sourceLabel(source)}: default export is not a plugin definition (got ${show(value)})`,
+      { source },
+    );
+  }
+  const d = value as Partial<Record<keyof PluginDefinition, unknown>>;
+  const name = typeof d.name === "string" && namePattern.test(d.name) ? d.name : undefined;
+  const label = name === undefined ? sourceLabel(source) : `plugin "${name}"`;
+  const fail = (message: string, cause?: unknown) =>
+    new PluginLoadError(`${label}: ${message}`, { source, plugin: name, cause });
+
+  if (!pluginKinds.includes(d.kind as PluginKind)) {
+    throw fail(`kind ${show(d.kind)} is not one of ${pluginKinds.join(", ")}`);
+  }
+  if (name === undefined) throw fail(`name ${show(d.name)} is not a valid npm package name`);
+  if (d.apiVersion !== PLUGIN_API_VERSION) {
+    throw fail(
+      `apiVersion ${show(d.apiVersion)} is not supported by this host (it speaks ${PLUGIN_API_VERSION})`,
+    );
+  }
+  if (typeof d.create !== "function") throw fail(`create ${show(d.create)} is not a function`);
+  if (d.destination !== undefined && typeof d.destination !== "function") {
+    throw fail(`destination ${show(d.destination)} is not a function`);
+  }
+  if (
+    d.voices !== undefined &&
+    (!Array.isArray(d.voices) || !d.voices.every((v) => typeof v === "string" && v !== ""))
+  ) {
+    throw fail(`voices ${show(d.voices)} is not a list of voice names`);
+  }
+  if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
+    throw fail(`type ${show(d.type)} is not a non-empty string`);
+  }
+  let validate: ValidateFunction | undefined;
+  if (d.configSchema !== undefined) {
+    if (typeof d.configSchema !== "object" || d.configSchema === null) {
+      throw fail(`configSchema ${show(d.configSchema)} is not a JSON Schema object`);
+    }
+    try {
+      validate = compileSchema(d.configSchema, logger.child({ plugin: name }));
+    } catch (error) {
+      throw fail(`configSchema does not compile: ${messageOf(error)}`, error);
+    }
+  }
+  const definition = value as PluginDefinition;
+  return {
+    name,
+    kind: definition.kind,
+    type: definition.type,
+    source,
+    definition,
+    validate,
+  };
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return "(missing)";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+    return String(value);
+  }
+  return `(${Array.isArray(value) ? "array" : typeof value})`;
+}

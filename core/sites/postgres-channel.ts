@@ -1,0 +1,159 @@
+/**
+ * The site change channel on PostgreSQL LISTEN/NOTIFY, used on PostgreSQL without Redis. Like
+ * every channel it says when it cannot hear (`connected`), reconnects on its own with backoff,
+ * emits "*" each time it listens again, and never throws on publish.
+ */
+import pg from "pg";
+import type { Logger } from "pino";
+import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
+import {
+  fanOut,
+  message,
+  publishFailed,
+  STARTUP_WAIT_MS,
+  TIMEOUT_MS,
+  within,
+  type ChannelOptions,
+} from "./channel-support.ts";
+
+export const POSTGRES_SITE_CHANNEL = "sitevoice_site_changed";
+/** How the LISTEN connection names itself in pg_stat_activity. */
+export const POSTGRES_LISTENER_NAME = "sitevoice-site-changes";
+
+const RECONNECT_MIN_MS = 100;
+/** Reconnect attempts never wait longer than this: reads go to the store until then. */
+const RECONNECT_MAX_MS = 5_000;
+
+/**
+ * PostgreSQL LISTEN/NOTIFY on a connection of its own (a pooled one would stop listening when
+ * returned). After it errors or ends it is opened again with backoff until `close()`.
+ */
+export async function postgresChannel(
+  connectionString: string,
+  logger: Logger,
+  options: ChannelOptions = {},
+): Promise<SiteChangeChannel> {
+  const listeners = fanOut();
+  /** The client that is connected and listening; undefined while there is none. */
+  let listening: pg.Client | undefined;
+  let closed = false;
+  let lost = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const open = (name: string) =>
+    new pg.Client({
+      connectionString,
+      application_name: name,
+      connectionTimeoutMillis: TIMEOUT_MS,
+      // A hung query must not hold a write request (publish) or the reconnect loop forever.
+      query_timeout: TIMEOUT_MS,
+      keepAlive: true,
+    });
+
+  const reconnectLater = () => {
+    if (closed || retry !== undefined) return;
+    const wait = Math.min(RECONNECT_MIN_MS * 2 ** failures++, RECONNECT_MAX_MS);
+    retry = setTimeout(() => {
+      retry = undefined;
+      void listen();
+    }, wait);
+    retry.unref();
+  };
+
+  async function listen(): Promise<void> {
+    const client = open(POSTGRES_LISTENER_NAME);
+    let gone = false;
+    const drop = (err?: unknown) => {
+      if (gone) return;
+      gone = true;
+      void client.end().catch(() => undefined);
+      if (listening === client) {
+        listening = undefined;
+        lost = true;
+        logger.warn(
+          { err: err === undefined ? undefined : message(err) },
+          "site change channel (PostgreSQL) lost; sites are read uncached until it is back",
+        );
+      } else if (err !== undefined) {
+        logger.debug({ err: message(err) }, "site change channel (PostgreSQL) not connected");
+      }
+      reconnectLater();
+    };
+    client.on("error", drop);
+    client.on("end", () => drop());
+    client.on("notification", (note) => {
+      if (note.channel === POSTGRES_SITE_CHANNEL && note.payload) listeners.emit(note.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${POSTGRES_SITE_CHANNEL}`);
+    } catch (err) {
+      drop(err);
+      return;
+    }
+    if (gone) return;
+    if (closed) {
+      gone = true;
+      await within(client.end(), TIMEOUT_MS);
+      return;
+    }
+    listening = client;
+    failures = 0;
+    listeners.emit(ALL_SITES);
+    if (lost) logger.info("site change channel (PostgreSQL) listening; sites are cached again");
+    lost = false;
+  }
+
+  const notify = async (client: pg.Client, siteId: string) => {
+    await client.query("SELECT pg_notify($1, $2)", [POSTGRES_SITE_CHANNEL, siteId]);
+  };
+
+  /** For when the listening connection is down: one connection for one NOTIFY. */
+  const notifyOnce = async (siteId: string) => {
+    const client = open(`${POSTGRES_LISTENER_NAME}-publish`);
+    client.on("error", () => undefined); // the awaited calls below report it
+    try {
+      await client.connect();
+      await notify(client, siteId);
+    } finally {
+      await within(client.end(), TIMEOUT_MS);
+    }
+  };
+
+  await within(listen(), options.startupWaitMs ?? STARTUP_WAIT_MS);
+  if (listening === undefined) {
+    lost = true;
+    logger.warn("site change channel (PostgreSQL) not listening yet; sites are read uncached");
+  }
+
+  return {
+    get connected() {
+      return listening !== undefined;
+    },
+    async publish(siteId) {
+      listeners.emit(siteId);
+      try {
+        const client = listening;
+        try {
+          if (client === undefined) throw new Error("not listening");
+          await notify(client, siteId);
+        } catch {
+          await notifyOnce(siteId);
+        }
+      } catch (err) {
+        publishFailed(logger, err, siteId);
+      }
+    },
+    subscribe: listeners.add,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(retry);
+      retry = undefined;
+      const client = listening;
+      listening = undefined;
+      if (client !== undefined) await within(client.end(), TIMEOUT_MS);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The site change channel on Redis pub/sub, used when REDIS_URL is set. Like every channel it says
+ * when it cannot hear (`connected`), keeps reconnecting on its own (ioredis does), emits "*" each
+ * time it is subscribed again, and never throws on publish.
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
+import {
+  fanOut,
+  message,
+  publishFailed,
+  STARTUP_WAIT_MS,
+  TIMEOUT_MS,
+  within,
+  type ChannelOptions,
+} from "./channel-support.ts";
+
+export const REDIS_SITE_CHANNEL = "sitevoice:site-changed";
+
+/**
+ * Redis pub/sub: publishes on `redis`, listens on a connection of its own (a subscribed
+ * connection can do nothing else). ioredis reconnects it; every "ready" subscribes again.
+ */
+export async function redisChannel(
+  redis: Redis,
+  logger: Logger,
+  options: ChannelOptions = {},
+): Promise<SiteChangeChannel> {
+  const listeners = fanOut();
+  // Subscribing is done here on each "ready", so that "*" follows a subscription confirmed by
+  // Redis rather than one ioredis merely resent.
+  const subscriber = redis.duplicate({
+    lazyConnect: false,
+    autoResubscribe: false,
+    enableOfflineQueue: false,
+  });
+  let connected = false;
+  let closed = false;
+  let lost = false;
+  /** Bumped on every ready and close: a subscription confirmed late belongs to a dead session. */
+  let session = 0;
+  let firstSubscribed!: () => void;
+  const subscribedOnce = new Promise<void>((resolve) => (firstSubscribed = resolve));
+
+  subscriber.on("ready", () => {
+    const mine = ++session;
+    subscriber.subscribe(REDIS_SITE_CHANNEL).then(
+      () => {
+        if (closed || mine !== session) return;
+        connected = true;
+        listeners.emit(ALL_SITES);
+        firstSubscribed();
+        if (lost) logger.info("site change channel (Redis) subscribed; sites are cached again");
+        lost = false;
+      },
+      (err: unknown) => {
+        // A connection lost meanwhile is reported by "close"; the next "ready" tries again.
+        if (!closed && mine === session) {
+          logger.warn({ err: message(err) }, "could not subscribe to site changes");
+        }
+      },
+    );
+  });
+  const down = () => {
+    session++;
+    if (!connected || closed) return;
+    connected = false;
+    lost = true;
+    logger.warn("site change channel (Redis) lost; sites are read uncached until it is back");
+  };
+  subscriber.on("close", down);
+  subscriber.on("end", down);
+  // The service's own client already reports Redis trouble at warn level.
+  subscriber.on("error", (err: Error) => logger.debug({ err: err.message }, "redis subscriber"));
+  subscriber.on("message", (channel: string, siteId: string) => {
+    if (channel === REDIS_SITE_CHANNEL) listeners.emit(siteId);
+  });
+
+  await within(subscribedOnce, options.startupWaitMs ?? STARTUP_WAIT_MS);
+  if (!connected) {
+    lost = true;
+    logger.warn("site change channel (Redis) not subscribed yet; sites are read uncached");
+  }
+
+  return {
+    get connected() {
+      return connected;
+    },
+    async publish(siteId) {
+      listeners.emit(siteId);
+      try {
+        await redis.publish(REDIS_SITE_CHANNEL, siteId);
+      } catch (err) {
+        publishFailed(logger, err, siteId);
+      }
+    },
+    subscribe: listeners.add,
+    async close() {
+      if (closed) return;
+      closed = true;
+      connected = false;
+      if (subscriber.status === "ready") {
+        await within(subscriber.quit(), TIMEOUT_MS);
+      }
+      subscriber.disconnect();
+    },
+  };
+}
