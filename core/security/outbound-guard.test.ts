@@ -422,6 +422,32 @@ describe("outbound guard", () => {
       }
     });
 
+    it("treats 407 and 421 as the platform fetch does: a failure, and one retry on a new connection checked again", async () => {
+      let misdirected = 0;
+      const odd = await serve((req, res) => {
+        if (req.url === "/proxy-auth") res.writeHead(407, { "content-length": 0 }).end();
+        else if (misdirected++ === 0) res.writeHead(421, { "content-length": 0 }).end();
+        else res.end("second try");
+      });
+      try {
+        const dns = fakeDns({ "odd.example": ["127.0.0.1"] });
+        const fetcher = guardedWith({ allowPrivateNetworks: true, resolve: dns.resolve });
+        // The retry closes the first connection and opens another: resolved and checked again.
+        const retried = await fetcher(`http://odd.example:${odd.port}/misdirected`);
+        expect(await retried.text()).to.equal("second try");
+        expect(misdirected).to.equal(2);
+        expect(dns.calls).to.deep.equal(["odd.example", "odd.example"]);
+        let caught: unknown;
+        await fetcher(`http://odd.example:${odd.port}/proxy-auth`).catch(
+          (error: unknown) => (caught = error),
+        );
+        expect(caught).to.be.instanceOf(TypeError);
+        expect((caught as TypeError).message).to.equal("fetch failed");
+      } finally {
+        odd.close();
+      }
+    });
+
     it("reports an unreachable server as a fetch failure with its cause", async () => {
       const probe = http.createServer();
       probe.listen(0, "127.0.0.1");

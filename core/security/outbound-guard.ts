@@ -20,6 +20,8 @@
  * every new connection, with the port the allow-list may name, and `redirect: "manual"`, so that
  * each redirect comes back here to be checked before it is followed. The Agent keeps connections
  * alive per origin: a new one resolves its name once; a reused one does no DNS work at all.
+ * Being the platform's fetch, it also does what that does beyond plain HTTP: a 407 answer is a
+ * network failure, a 421 is retried once on a new connection (which the connector checks again).
  */
 import { Agent, fetch as undiciFetch } from "undici";
 import { guardedConnector } from "./guarded-connector.ts";
