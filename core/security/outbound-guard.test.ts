@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
 import { guardedFetch } from "./outbound-guard.ts";
@@ -14,8 +14,26 @@ import {
 } from "./outbound-policy.ts";
 
 /** The guarded fetch of a policy built from `options`. */
-const guardedWith = (options: OutboundPolicyOptions, extra: { maxRedirects?: number } = {}) =>
-  guardedFetch({ policy: new OutboundPolicy(options), ...extra });
+const guardedWith = (
+  options: OutboundPolicyOptions,
+  extra: { maxRedirects?: number; idleTimeoutMs?: number } = {},
+) => guardedFetch({ policy: new OutboundPolicy(options), ...extra });
+
+/** A throwaway server on 127.0.0.1 for what the DRF stand-in does not do. */
+async function serve(handler: http.RequestListener) {
+  const server = http.createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
 
 async function refusalOf(promise: Promise<unknown>): Promise<OutboundBlockedError> {
   try {
@@ -173,6 +191,36 @@ describe("outbound guard", () => {
       const viaRequest = await refusalOf(guarded(new URL("https://u:hunter2secret@example.com/")));
       expect(viaRequest.message).not.to.include("hunter2secret");
     });
+    it("checks every hop's new connection: a redirect to a private address of the same name is refused", async () => {
+      // The name first answers an allowed address, then (a rebinding server, or a second record)
+      // a private one; the redirect goes to another port, so it needs a connection of its own.
+      let answers = 0;
+      const dns = fakeDns({
+        "shop.example": () => (answers++ === 0 ? ["127.0.0.1"] : ["10.0.0.5"]),
+      });
+      const hop = await serve((_req, res) => {
+        const location = `http://shop.example:${server.port}/api/products/`;
+        res.writeHead(302, { location, "content-length": 0 }).end();
+      });
+      try {
+        const fetcher = guardedWith({
+          allowPrivateNetworks: false,
+          allow: parseOutboundAllowList("127.0.0.1"),
+          resolve: dns.resolve,
+        });
+        const before = server.requests.length;
+        const error = await refusalOf(fetcher(`http://shop.example:${hop.port}/`));
+        expect(error.message).to.equal(
+          "outbound request to shop.example refused: it resolves to a private address, and " +
+            "private networks are not allowed " +
+            "(the operator can allow this host with SITEVOICE_OUTBOUND_ALLOW)",
+        );
+        expect(dns.calls).to.deep.equal(["shop.example", "shop.example"]);
+        expect(server.requests.length).to.equal(before);
+      } finally {
+        hop.close();
+      }
+    });
   });
 
   describe("with private networks allowed", () => {
@@ -249,6 +297,57 @@ describe("outbound guard", () => {
       expect(server.requests.length - before).to.equal(2);
     });
 
+    it("follows a same-origin redirect over the same connection: one lookup for both hops", async () => {
+      const dns = fakeDns({ "reuse.example": ["127.0.0.1"] });
+      const fetcher = guardedWith({ allowPrivateNetworks: true, resolve: dns.resolve });
+      const url = `http://reuse.example:${server.port}/api/redirect-here/?limit=1`;
+      const response = await fetcher(url);
+      expect(response.redirected).to.equal(true);
+      expect(response.url).to.equal(`http://reuse.example:${server.port}/api/products/?limit=1`);
+      await response.arrayBuffer();
+      expect(dns.calls).to.deep.equal(["reuse.example"]);
+    });
+
+    it("turns 303, and 301/302 after a POST, into a GET without a body; 307 keeps both", async () => {
+      const echo = await serve((req, res) => {
+        if (req.url !== "/landing") {
+          const status = Number(req.url?.slice(1));
+          res.writeHead(status, { location: "/landing", "content-length": 0 }).end();
+          return;
+        }
+        let length = 0;
+        req.on("data", (chunk: Buffer) => (length += chunk.byteLength));
+        req.on("end", () =>
+          res.end(
+            JSON.stringify({
+              method: req.method,
+              type: req.headers["content-type"] ?? null,
+              length,
+            }),
+          ),
+        );
+      });
+      try {
+        const post = (status: number) =>
+          guarded(`${echo.origin}/${status}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: '{"a":1}',
+          }).then((response) => response.json());
+        const asGet = { method: "GET", type: null, length: 0 };
+        expect(await post(303)).to.deep.equal(asGet);
+        expect(await post(302)).to.deep.equal(asGet);
+        expect(await post(301)).to.deep.equal(asGet);
+        expect(await post(307)).to.deep.equal({
+          method: "POST",
+          type: "application/json",
+          length: 7,
+        });
+      } finally {
+        echo.close();
+      }
+    });
+
     it("hands the redirect itself back when redirect is manual", async () => {
       const response = await guarded(`${server.origin}/api/redirect-away/`, { redirect: "manual" });
       expect(response.status).to.equal(302);
@@ -283,6 +382,72 @@ describe("outbound guard", () => {
       await gone;
     });
 
+    it("aborts while the body streams: the read fails with the reason, the connection closes", async () => {
+      const controller = new AbortController();
+      const gone = server.clientGone("/api/huge/");
+      const response = await guarded(`${server.origin}/api/huge/`, { signal: controller.signal });
+      const reader = response.body!.getReader();
+      expect((await reader.read()).done).to.equal(false);
+      const reason = new Error("caller gave up");
+      controller.abort(reason);
+      let caught: unknown;
+      for (;;) {
+        const read = await reader.read().catch((error: unknown) => (caught = error));
+        if (caught !== undefined || (read as { done: boolean }).done) break;
+      }
+      expect(caught).to.equal(reason);
+      await gone;
+      expect(server.huge.finished).to.equal(false);
+    });
+
+    it("fails a request whose connection stays idle longer than idleTimeoutMs", async () => {
+      const stalls = await serve((req, res) => {
+        if (req.url === "/body") res.writeHead(200).write("[1,"); // then nothing
+      });
+      try {
+        const fetcher = guardedWith({ allowPrivateNetworks: true }, { idleTimeoutMs: 300 });
+        const started = Date.now();
+        let caught: unknown;
+        await fetcher(`${stalls.origin}/head`).catch((error: unknown) => (caught = error));
+        expect(caught).to.be.instanceOf(TypeError);
+        expect((caught as TypeError).message).to.equal("fetch failed");
+        expect(Date.now() - started).to.be.below(5000);
+        const response = await fetcher(`${stalls.origin}/body`);
+        let bodyError: unknown;
+        await response.text().catch((error: unknown) => (bodyError = error));
+        expect(bodyError).to.be.instanceOf(TypeError);
+        expect(Date.now() - started).to.be.below(5000);
+      } finally {
+        stalls.close();
+      }
+    });
+
+    it("treats 407 and 421 as the platform fetch does: a failure, and one retry on a new connection checked again", async () => {
+      let misdirected = 0;
+      const odd = await serve((req, res) => {
+        if (req.url === "/proxy-auth") res.writeHead(407, { "content-length": 0 }).end();
+        else if (misdirected++ === 0) res.writeHead(421, { "content-length": 0 }).end();
+        else res.end("second try");
+      });
+      try {
+        const dns = fakeDns({ "odd.example": ["127.0.0.1"] });
+        const fetcher = guardedWith({ allowPrivateNetworks: true, resolve: dns.resolve });
+        // The retry closes the first connection and opens another: resolved and checked again.
+        const retried = await fetcher(`http://odd.example:${odd.port}/misdirected`);
+        expect(await retried.text()).to.equal("second try");
+        expect(misdirected).to.equal(2);
+        expect(dns.calls).to.deep.equal(["odd.example", "odd.example"]);
+        let caught: unknown;
+        await fetcher(`http://odd.example:${odd.port}/proxy-auth`).catch(
+          (error: unknown) => (caught = error),
+        );
+        expect(caught).to.be.instanceOf(TypeError);
+        expect((caught as TypeError).message).to.equal("fetch failed");
+      } finally {
+        odd.close();
+      }
+    });
+
     it("reports an unreachable server as a fetch failure with its cause", async () => {
       const probe = http.createServer();
       probe.listen(0, "127.0.0.1");
@@ -295,6 +460,34 @@ describe("outbound guard", () => {
       expect((caught as TypeError & { cause: { code: string } }).cause.code).to.equal(
         "ECONNREFUSED",
       );
+    });
+
+    it("decodes deflate, br and stacked codings as fetch does; HEAD and 204 have no body", async () => {
+      const text = JSON.stringify({ ok: true });
+      const encoded = await serve((req, res) => {
+        const bodies: Record<string, [string, Buffer]> = {
+          "/deflate": ["deflate", deflateSync(text)],
+          "/br": ["br", brotliCompressSync(text)],
+          "/stacked": ["br, gzip", gzipSync(brotliCompressSync(text))],
+        };
+        if (req.url === "/empty") {
+          res.writeHead(204).end();
+          return;
+        }
+        const [coding, body] = bodies[req.url ?? ""] ?? ["identity", Buffer.from(text)];
+        res.writeHead(200, { "content-encoding": coding, "content-length": body.byteLength });
+        res.end(req.method === "HEAD" ? undefined : body);
+      });
+      try {
+        for (const path of ["/deflate", "/br", "/stacked"]) {
+          const response = await guarded(`${encoded.origin}${path}`);
+          expect(await response.json(), path).to.deep.equal({ ok: true });
+        }
+        expect((await guarded(`${encoded.origin}/br`, { method: "HEAD" })).body).to.equal(null);
+        expect((await guarded(`${encoded.origin}/empty`)).body).to.equal(null);
+      } finally {
+        encoded.close();
+      }
     });
 
     it("decodes a gzip-encoded answer as fetch does", async () => {

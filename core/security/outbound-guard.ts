@@ -13,27 +13,29 @@
  * - redirects are followed by hand, at most `maxRedirects`, each hop checked again, and only to
  *   the same host name (an http → https upgrade is fine, a downgrade or another host is refused).
  *
- * The policy's allow-list may name a port, so each request hands its socket a `lookup` that
- * knows the port; the keep-alive agents set no `lookup` of their own (an Agent's options override
- * the request's when it creates a socket). A new socket resolves once; a reused one not at all.
- *
- * It is built on node:http(s) rather than the global fetch: the global fetch (bundled undici)
- * takes no custom resolver without the `undici` package, which is not a dependency here. The
- * result still behaves as `fetch` does for the callers: a Request/URL/string and RequestInit in,
- * a WHATWG Response with a streamed body out, `signal` aborting the connection itself.
+ * The HTTP client is undici's own `fetch` (the one Node bundles as the global fetch, here from the
+ * `undici` package, which lets a request name its dispatcher): it encodes the request, decodes
+ * Content-Encoding and streams the body exactly as the global fetch does. What the guard adds is
+ * its dispatcher, an undici Agent whose connector (guarded-connector.ts) applies the policy to
+ * every new connection, with the port the allow-list may name, and `redirect: "manual"`, so that
+ * each redirect comes back here to be checked before it is followed. The Agent keeps connections
+ * alive per origin: a new one resolves its name once; a reused one does no DNS work at all.
+ * Being the platform's fetch, it also does what that does beyond plain HTTP: a 407 answer is a
+ * network failure, a 421 is retried once on a new connection (which the connector checks again).
  */
-import http from "node:http";
-import https from "node:https";
-import type { Readable } from "node:stream";
-import zlib from "node:zlib";
-import { OutboundBlockedError, bareHost, type OutboundPolicy } from "./outbound-policy.ts";
+import { Agent, fetch as undiciFetch } from "undici";
+import { guardedConnector } from "./guarded-connector.ts";
+import { OutboundBlockedError, type OutboundPolicy } from "./outbound-policy.ts";
 
 export interface GuardedFetchOptions {
   /** Where requests may go; the service passes the policy of its settings. */
   policy: OutboundPolicy;
   /** Redirects followed before the request is refused; 5 when left out. */
   maxRedirects?: number;
-  /** A socket idle this long (no bytes either way) is closed; 300 s when left out, as fetch does. */
+  /**
+   * A connection idle this long (connecting, waiting for the head, between body chunks) is closed
+   * and the request fails; 300 s when left out, as fetch does.
+   */
   idleTimeoutMs?: number;
 }
 
@@ -49,12 +51,12 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
   const { policy } = options;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  // Keep-alive saves a handshake per search; a pooled socket stays tied to its checked address.
-  // No `lookup` here: it would override each request's, which knows the port.
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true }),
-    "https:": new https.Agent({ keepAlive: true }),
-  };
+  // Keep-alive saves a handshake per search; a pooled connection stays tied to its checked address.
+  const dispatcher = new Agent({
+    connect: guardedConnector(policy, { timeout: idleTimeoutMs }),
+    headersTimeout: idleTimeoutMs,
+    bodyTimeout: idleTimeoutMs,
+  });
 
   return async function guarded(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     // The URL is checked before `new Request`, whose own errors would quote it, credentials too.
@@ -74,16 +76,7 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
 
     for (let redirects = 0; ; redirects++) {
       policy.checkLiteral(url.hostname, portOf(url));
-      const response = await send({
-        url,
-        method,
-        headers,
-        body,
-        signal,
-        agents,
-        idleTimeoutMs,
-        policy,
-      });
+      const response = await send(dispatcher, url, { method, headers, body, signal });
       setResponseUrl(response, url, redirects > 0);
       const location = response.headers.get("location");
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
@@ -127,7 +120,6 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /** URL's own error keeps the input on the error object, where a logger would find it. */
 function parseUrl(text: string): URL {
@@ -177,161 +169,37 @@ function headerRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
-interface Hop {
-  url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body: Uint8Array | undefined;
-  signal: AbortSignal | null | undefined;
-  agents: Record<"http:" | "https:", http.Agent>;
-  idleTimeoutMs: number;
-  policy: OutboundPolicy;
-}
-
-const abortReason = (signal: AbortSignal): unknown =>
-  signal.reason ?? new DOMException("This operation was aborted", "AbortError");
-
-/** One HTTP exchange: resolves once the head arrives; the body streams afterwards. */
-function send(hop: Hop): Promise<Response> {
-  const { url, method, headers, body, signal } = hop;
-  return new Promise<Response>((resolvePromise, reject) => {
-    if (signal?.aborted) {
-      reject(abortReason(signal));
-      return;
-    }
-    const transport = url.protocol === "https:" ? https : http;
-    const request = transport.request({
-      protocol: url.protocol,
-      hostname: bareHost(url.hostname),
-      port: portOf(url),
-      // Called only when the agent opens a new socket; a reused keep-alive socket resolves nothing.
-      lookup: hop.policy.lookup(portOf(url)),
-      path: `${url.pathname}${url.search}`,
-      method,
-      headers: body === undefined ? headers : { ...headers, "content-length": body.byteLength },
-      agent: hop.agents[url.protocol as "http:" | "https:"],
-    });
-    let incoming: http.IncomingMessage | undefined;
-    const onAbort = () => {
-      const reason = abortReason(signal as AbortSignal);
-      // Destroying the request closes the socket: the backend sees the client go away.
-      request.destroy(reason as Error);
-      incoming?.destroy(reason as Error);
-      reject(reason);
-    };
-    const cleanup = () => signal?.removeEventListener("abort", onAbort);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    request.setTimeout(hop.idleTimeoutMs, () => {
-      request.destroy(
-        Object.assign(new Error(`no data for ${hop.idleTimeoutMs} ms`), { code: "ETIMEDOUT" }),
-      );
-    });
-    request.on("error", (error) => {
-      cleanup();
-      if (signal?.aborted) reject(abortReason(signal));
-      else if (error instanceof OutboundBlockedError) reject(error);
-      else reject(new TypeError("fetch failed", { cause: error }));
-    });
-    request.on("response", (response) => {
-      incoming = response;
-      response.on("close", cleanup);
-      try {
-        resolvePromise(toResponse(response, method));
-      } catch (error) {
-        response.destroy();
-        reject(new TypeError("fetch failed", { cause: error }));
-      }
-    });
-    request.end(body);
-  });
-}
-
-/** The WHATWG Response of a Node response, its body decoded as fetch decodes it. */
-function toResponse(incoming: http.IncomingMessage, method: string): Response {
-  const status = incoming.statusCode ?? 0;
-  const headers = new Headers();
-  const raw = incoming.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2)
-    headers.append(raw[i] as string, raw[i + 1] as string);
-  let body: ReadableStream<Uint8Array> | null = null;
-  if (method === "HEAD" || NULL_BODY_STATUSES.has(status)) {
-    incoming.on("error", () => undefined);
-    incoming.resume();
-  } else {
-    body = webStream(decode(incoming, headers.get("content-encoding")));
-  }
-  const statusText = /^[\t\x20-\x7e\x80-\xff]*$/.test(incoming.statusMessage ?? "")
-    ? (incoming.statusMessage ?? "")
-    : "";
-  return new Response(body, { status, statusText, headers });
-}
-
-/** Undoes Content-Encoding (gzip, deflate, br, in the order applied), as fetch does. */
-function decode(incoming: http.IncomingMessage, encoding: string | null): Readable {
-  const codings = (encoding ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity");
-  let stream: Readable = incoming;
-  for (const coding of codings.reverse()) {
-    const decoder =
-      coding === "gzip" || coding === "x-gzip"
-        ? zlib.createGunzip()
-        : coding === "deflate"
-          ? zlib.createInflate()
-          : coding === "br"
-            ? zlib.createBrotliDecompress()
-            : undefined;
-    if (decoder === undefined) return stream;
-    const source = stream;
-    source.on("error", (error) => decoder.destroy(error));
-    // A consumer that stops reading (cancel) must close the connection, not just the decoder.
-    decoder.on("close", () => source.destroy());
-    stream = source.pipe(decoder);
-  }
-  return stream;
-}
-
 /**
- * A byte stream over a Node stream, paused while the reader is 64 KiB behind (Readable.toWeb in
- * Node 20 counts chunks, not bytes, so it would buffer a fast backend's answer without bound).
- * Cancelling it closes the connection.
+ * One HTTP exchange through undici's fetch on the guard's dispatcher, redirects handed back:
+ * resolves once the head arrives; the body streams afterwards.
  */
-function webStream(readable: Readable): ReadableStream<Uint8Array> {
-  let settled = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        const fail = (error: unknown) => {
-          if (settled) return;
-          settled = true;
-          controller.error(error);
-        };
-        readable.on("data", (chunk: Buffer) => {
-          if (settled) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) readable.pause();
-        });
-        readable.on("end", () => {
-          if (settled) return;
-          settled = true;
-          controller.close();
-        });
-        readable.on("error", fail);
-        readable.on("close", () =>
-          fail(Object.assign(new Error("the connection closed early"), { code: "ECONNRESET" })),
-        );
-      },
-      pull() {
-        readable.resume();
-      },
-      cancel() {
-        settled = true;
-        readable.destroy();
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
+async function send(
+  dispatcher: Agent,
+  url: URL,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body: Uint8Array | undefined;
+    signal: AbortSignal | null | undefined;
+  },
+): Promise<Response> {
+  // undici hands a keep-alive connection back to its pool one event-loop turn after its answer
+  // ended (so that a server closing it anyway is noticed first); a request sent sooner, as a caller
+  // reading answers one after another does, would open a second connection and resolve the name
+  // again. Waiting for the same turn lets it reuse the first.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    const response = await undiciFetch(url, { ...init, redirect: "manual", dispatcher });
+    // undici's Response is the global fetch's class from a newer release of the same code.
+    return response as unknown as Response;
+  } catch (error) {
+    // A refusal by the connector or its lookup comes back as undici's network failure; it is the
+    // guard's own answer, and callers tell it apart by its class and code.
+    if (error instanceof TypeError && error.cause instanceof OutboundBlockedError) {
+      throw error.cause;
+    }
+    throw error;
+  }
 }
 
 /** `url` and `redirected` are read-only on Response; fetch's callers still expect them. */
