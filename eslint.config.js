@@ -54,6 +54,26 @@ export default tseslint.config(
     },
   },
   {
+    // Built-in plugins stand where a third party's would: they use the public API ("sitevoice",
+    // "sitevoice/sql", "sitevoice/testing") and their own files, never the core's internals.
+    files: ["plugins/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(core|test)/",
+              message:
+                'A plugin uses the public API: import from "sitevoice" or "sitevoice/sql", not core/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The CLI, scripts and benchmarks talk to a terminal on purpose.
     files: ["core/cli.ts", "core/cli/**", "bin/**", "bench/**", ".ci/**"],
     rules: { "no-console": "off" },

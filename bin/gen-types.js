@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * Generates core/types/generated/<name>.ts from every schemas/<name>.schema.json with
+ * Generates core/types/generated/<name>.ts from every schemas/<name>.schema.json, and
+ * plugins/<plugin>/generated/config.ts from each built-in plugin's own config.schema.json, with
  * json-schema-to-typescript. Schemas are the source of truth; the types follow them.
  *
  *   node bin/gen-types.js          write the files whose content changed
  *   node bin/gen-types.js --check  write nothing; exit 1 listing stale, missing or orphaned files
  */
 import { readdir, readFile, rm, writeFile, mkdir } from "node:fs/promises";
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compile } from "json-schema-to-typescript";
 import prettier from "prettier";
@@ -15,6 +16,7 @@ import prettier from "prettier";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const schemasDir = join(root, "schemas");
 const outDir = join(root, "core", "types", "generated");
+const pluginsDir = join(root, "plugins");
 const suffix = ".schema.json";
 const bannerStart = "/* Generated from schemas/";
 
@@ -221,15 +223,35 @@ async function loadSchemas() {
     documents.set(file, JSON.parse(await readFile(join(schemasDir, file), "utf8")));
   }
   const prepared = new Map();
-  for (const [file, schema] of documents) prepared.set(file, forTypes(schema, file, documents));
+  for (const [file, schema] of documents) {
+    const outFile = join(outDir, `${basename(file, suffix)}.ts`);
+    prepared.set(file, {
+      schema: forTypes(schema, file, documents),
+      outFile,
+      label: `schemas/${file}`,
+    });
+  }
+  // Each built-in plugin owns its config schema, which stands alone.
+  for (const plugin of (await readdir(pluginsDir, { withFileTypes: true })).filter((e) =>
+    e.isDirectory(),
+  )) {
+    const path = join(pluginsDir, plugin.name, "config.schema.json");
+    const text = await readIfExists(path);
+    if (text === undefined) continue;
+    const schema = JSON.parse(text);
+    prepared.set(path, {
+      schema: forTypes(schema, path, documents),
+      outFile: join(pluginsDir, plugin.name, "generated", "config.ts"),
+      label: `plugins/${plugin.name}/config.schema.json`,
+    });
+  }
   return prepared;
 }
 
 async function generate(file, schemas) {
-  const name = basename(file, suffix);
-  const banner = `${bannerStart}${file} by npm run gen:types. Do not edit. */`;
-  const outFile = join(outDir, `${name}.ts`);
-  const schema = schemas.get(file);
+  const { schema, outFile, label } = schemas.get(file);
+  const name = basename(outFile, ".ts");
+  const banner = `${bannerStart.replace("schemas/", "")}${label} by npm run gen:types. Do not edit. */`;
   const code = await compile(schema, name, {
     bannerComment: banner,
     // The root type is named after the schema's title in PascalCase ("API key create request" →
@@ -274,10 +296,9 @@ async function main() {
   const schemas = await loadSchemas();
   const expected = new Set();
   const stale = [];
-  if (!check) await mkdir(outDir, { recursive: true });
-
   for (const file of schemas.keys()) {
     const { outFile, content } = await generate(file, schemas);
+    if (!check) await mkdir(dirname(outFile), { recursive: true });
     expected.add(outFile);
     const current = await readIfExists(outFile);
     if (current === content) continue;

@@ -604,7 +604,7 @@ for (const target of databaseTargets) {
         expect(patch.body.error.details.field).to.equal("adapter.config.baseUrl");
       });
 
-      it("400 naming the plugin and the field when a plugin's configSchema refuses the adapter config", async () => {
+      it("400 naming the field, and the plugin in details, when a plugin's configSchema refuses the adapter config", async () => {
         const bad = await request(service.server)
           .post("/v1/sites")
           .set(auth())
@@ -614,9 +614,7 @@ for (const target of databaseTargets) {
           })
           .expect(400);
         expect(bad.body.error.code).to.equal("invalid_request");
-        expect(bad.body.error.message).to.equal(
-          'plugin "sitevoice-adapter-example": adapter.config.dataset must be string',
-        );
+        expect(bad.body.error.message).to.equal("adapter.config.dataset must be a string");
         expect(bad.body.error.details).to.include({
           field: "adapter.config.dataset",
           plugin: "sitevoice-adapter-example",

@@ -21,9 +21,11 @@ export interface RegisteredPlugin {
   readonly definition: PluginDefinition;
 }
 
-/** A definition that passed the checks, with its configSchema compiled (if it has one). */
+/** A definition that passed the checks, with its schemas compiled (those it has). */
 export interface CheckedPlugin extends RegisteredPlugin {
   validate: ValidateFunction | undefined;
+  /** An adapter's collectionSchema, compiled. */
+  validateCollection: ValidateFunction | undefined;
 }
 
 const namePattern = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -64,17 +66,18 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }
-  let validate: ValidateFunction | undefined;
-  if (d.configSchema !== undefined) {
-    if (typeof d.configSchema !== "object" || d.configSchema === null) {
-      throw fail(`configSchema ${show(d.configSchema)} is not a JSON Schema object`);
+  const compiled = (member: "configSchema" | "collectionSchema") => {
+    const schema = d[member];
+    if (schema === undefined) return undefined;
+    if (typeof schema !== "object" || schema === null) {
+      throw fail(`${member} ${show(schema)} is not a JSON Schema object`);
     }
     try {
-      validate = compileSchema(d.configSchema, logger.child({ plugin: name }));
+      return compileSchema(schema, logger.child({ plugin: name }));
     } catch (error) {
-      throw fail(`configSchema does not compile: ${messageOf(error)}`, error);
+      throw fail(`${member} does not compile: ${messageOf(error)}`, error);
     }
-  }
+  };
   const definition = value as PluginDefinition;
   return {
     name,
@@ -82,7 +85,8 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
     type: definition.type,
     source,
     definition,
-    validate,
+    validate: compiled("configSchema"),
+    validateCollection: compiled("collectionSchema"),
   };
 }
 

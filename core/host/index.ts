@@ -1,5 +1,6 @@
 export {
   PLUGIN_API_VERSION,
+  PLUGIN_CALL_DEADLINE_MS,
   VoiceProviderUnavailable,
   definePlugin,
   pluginKinds,

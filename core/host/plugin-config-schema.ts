@@ -4,11 +4,17 @@
  * Kept apart from the definition checks because it changes with Ajv and with how issues read.
  */
 import { Ajv } from "ajv";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import { addCustomFormats } from "../validation/formats.ts";
+import type { Problem } from "../validation/problems-error.ts";
+import {
+  ERROR_CODE_KEYWORD,
+  ERROR_MESSAGE_KEYWORD,
+  toProblems,
+} from "../validation/to-problems.ts";
 import type { PluginConfigIssue } from "./plugin-errors.ts";
 
 /**
@@ -20,6 +26,8 @@ export function compileSchema(schema: object, logger: Logger): ValidateFunction 
   const draft07 = typeof $schema === "string" && $schema.includes("json-schema.org/draft-07/");
   const options = {
     allErrors: true,
+    // Errors then carry `parentSchema`, where the x-error-* annotations are read.
+    verbose: true,
     logger: {
       log: (...args: unknown[]) => logger.debug(args.map(String).join(" ")),
       warn: (...args: unknown[]) => logger.warn(args.map(String).join(" ")),
@@ -30,29 +38,36 @@ export function compileSchema(schema: object, logger: Logger): ValidateFunction 
   // CommonJS: the default import is module.exports, typed as the module; its `default` is the plugin.
   ajvFormats.default(ajv);
   addCustomFormats(ajv);
+  // A plugin's schema may word its rules and mark business rules as the service's own do.
+  ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
+  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
   return ajv.compile(schema);
 }
 
-/** The ways `config` fails the plugin's compiled configSchema; empty when it passes or has none. */
+/**
+ * The ways `value` fails a compiled schema of a plugin, as the site rules report problems
+ * (to-problems.ts: the same wording, `x-error-*` annotations honoured), each field under
+ * `prefix` (such as `adapter.config`); empty when it passes or there is no schema.
+ */
+export function schemaProblems(
+  validate: ValidateFunction | undefined,
+  value: unknown,
+  prefix: readonly string[],
+): Problem[] {
+  if (validate === undefined || validate(value)) return [];
+  return toProblems(validate.errors ?? [], prefix);
+}
+
+/**
+ * The ways `config` fails the plugin's compiled configSchema, each a sentence naming its field
+ * under `config.` (the site rules' wording); empty when it passes or has none.
+ */
 export function configIssues(
   plugin: { readonly validate: ValidateFunction | undefined },
   config: unknown,
 ): PluginConfigIssue[] {
-  if (!plugin.validate || plugin.validate(config)) return [];
-  return (plugin.validate.errors ?? []).map(toIssue);
-}
-
-/** Turns an ajv error into a field path a site owner can find in their YAML. */
-function toIssue(error: ErrorObject): PluginConfigIssue {
-  const path = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const field = (...parts: unknown[]) => ["config", ...path, ...parts].join(".");
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === "required")
-    return { field: field(params.missingProperty), message: "is required" };
-  const extra = params.additionalProperty ?? params.unevaluatedProperty;
-  if (extra !== undefined) return { field: field(extra), message: "is not allowed" };
-  return { field: field(), message: error.message ?? "is invalid" };
+  return schemaProblems(plugin.validate, config, ["config"]).map(({ field, message }) => ({
+    field,
+    message,
+  }));
 }

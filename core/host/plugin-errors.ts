@@ -23,7 +23,10 @@ export class PluginLoadError extends Error {
   }
 }
 
-/** One way a config fails a plugin's configSchema; `field` is a dotted path like `config.dataset`. */
+/**
+ * One way a config fails a plugin's configSchema: `field` is a dotted path like `config.dataset`,
+ * `message` a sentence naming it (`config.dataset is required`).
+ */
 export interface PluginConfigIssue {
   field: string;
   message: string;
@@ -35,7 +38,7 @@ export class PluginConfigError extends Error {
   readonly errors: PluginConfigIssue[];
 
   constructor(plugin: string, errors: PluginConfigIssue[]) {
-    super(`plugin "${plugin}": ${errors.map((e) => `${e.field} ${e.message}`).join("; ")}`);
+    super(`plugin "${plugin}": ${errors.map((e) => e.message).join("; ")}`);
     this.name = "PluginConfigError";
     this.plugin = plugin;
     this.errors = errors;

@@ -303,12 +303,12 @@ describe("PluginHost", () => {
     it("names each failing field with a config. path", () => {
       expect(host.validateConfig("adapter", "example", { dataset: "empty" })).to.deep.equal([]);
       expect(host.validateConfig("adapter", "example", { dataset: 5 })).to.deep.equal([
-        { field: "config.dataset", message: "must be string" },
+        { field: "config.dataset", message: "config.dataset must be a string" },
       ]);
       expect(host.validateConfig("adapter", "example", { latencyMs: -1, extra: 1 })).to.deep.equal([
-        { field: "config.dataset", message: "is required" },
-        { field: "config.extra", message: "is not allowed" },
-        { field: "config.latencyMs", message: "must be >= 0" },
+        { field: "config.dataset", message: "config.dataset is required" },
+        { field: "config.extra", message: "config.extra is not a known field" },
+        { field: "config.latencyMs", message: "config.latencyMs must be at least 0" },
       ]);
     });
 
@@ -331,10 +331,10 @@ describe("PluginHost", () => {
       );
 
       expect(host.validateConfig("auth", "auth-header", { auth: { value: 1 } })).to.deep.equal([
-        { field: "config.auth.value", message: "must be string" },
+        { field: "config.auth.value", message: "config.auth.value must be a string" },
       ]);
       expect(host.validateConfig("auth", "auth-header", { auth: { value: "nope" } })).to.deep.equal(
-        [{ field: "config.auth.value", message: 'must match format "uri"' }],
+        [{ field: "config.auth.value", message: "config.auth.value must be a valid uri" }],
       );
     });
 
@@ -351,11 +351,11 @@ describe("PluginHost", () => {
 
       expect(error).to.be.instanceOf(PluginConfigError);
       expect(error.message).to.equal(
-        'plugin "sitevoice-adapter-example": config.dataset must be string',
+        'plugin "sitevoice-adapter-example": config.dataset must be a string',
       );
       expect((error as PluginConfigError).plugin).to.equal("sitevoice-adapter-example");
       expect((error as PluginConfigError).errors).to.deep.equal([
-        { field: "config.dataset", message: "must be string" },
+        { field: "config.dataset", message: "config.dataset must be a string" },
       ]);
       expect(host.list()[0]?.status).to.equal("registered");
     });

@@ -14,7 +14,8 @@ import type { PluginConfigIssue } from "./plugin-errors.ts";
 import type { InstanceByKind, PluginKind } from "./plugin.ts";
 import { checkDefinition } from "./check-definition.ts";
 import type { RegisteredPlugin } from "./check-definition.ts";
-import { configIssues } from "./plugin-config-schema.ts";
+import { configIssues, schemaProblems } from "./plugin-config-schema.ts";
+import type { Problem } from "../validation/problems-error.ts";
 import { PluginInstances } from "./plugin-instances.ts";
 import { pluginNetwork } from "./plugin-network.ts";
 import type { PluginNetwork } from "./plugin-network.ts";
@@ -120,6 +121,32 @@ export class PluginHost {
   /** The ways `config` fails the plugin's configSchema; empty when it passes or has none. */
   validateConfig(kind: PluginKind, typeOrName: string, config: unknown): PluginConfigIssue[] {
     return configIssues(this.#require(kind, typeOrName), config);
+  }
+
+  /**
+   * The problems of a site's `config` for the plugin (its configSchema), worded as the site
+   * rules word every problem, each field under `prefix` (`adapter.config`).
+   */
+  configProblems(
+    kind: PluginKind,
+    typeOrName: string,
+    config: unknown,
+    prefix: readonly string[],
+  ): Problem[] {
+    return schemaProblems(this.#require(kind, typeOrName).validate, config, prefix);
+  }
+
+  /**
+   * The problems of one collection for an adapter plugin that restricts its collections (its
+   * collectionSchema: the SQL adapters take only table names as `source`), fields under `prefix`.
+   */
+  collectionProblems(
+    typeOrName: string,
+    collection: unknown,
+    prefix: readonly string[],
+  ): Problem[] {
+    const plugin = this.#require("adapter", typeOrName);
+    return schemaProblems(plugin.validateCollection, collection, prefix);
   }
 
   /**

@@ -7,7 +7,13 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { PluginConfigError, PluginCreateError } from "./plugin-errors.ts";
-import type { InstanceByKind, PluginContext, PluginInstance, PluginKind } from "./plugin.ts";
+import {
+  PLUGIN_CALL_DEADLINE_MS,
+  type InstanceByKind,
+  type PluginContext,
+  type PluginInstance,
+  type PluginKind,
+} from "./plugin.ts";
 import { guardInstance } from "./guard-instance.ts";
 import { configIssues } from "./plugin-config-schema.ts";
 import type { PluginNetwork } from "./plugin-network.ts";
@@ -114,6 +120,7 @@ export class PluginInstances {
       socket: this.#network.socket,
       now: this.#now,
       scope,
+      deadlineMs: PLUGIN_CALL_DEADLINE_MS,
     };
     let instance: unknown;
     try {

@@ -14,6 +14,13 @@ import type {
 /** The contract version this host speaks; a plugin built for another is refused. */
 export const PLUGIN_API_VERSION = 1;
 
+/**
+ * How long the service waits for one call of a plugin that serves a visitor (a search): after
+ * it the caller gets 504 and the call's signal aborts. Plugins see it as `context.deadlineMs`
+ * and bound their own backend calls by it (a server-side statement timeout, a request timeout).
+ */
+export const PLUGIN_CALL_DEADLINE_MS = 10_000;
+
 export const pluginKinds = [
   "adapter",
   "auth",
@@ -46,6 +53,11 @@ export interface PluginContext {
   now: () => number;
   /** The scope the instance serves: a site_id, or "global" for service-wide plugins. */
   scope: string;
+  /**
+   * How long the service waits for one search (PLUGIN_CALL_DEADLINE_MS): bound backend calls
+   * by it, so a call the service gave up on also stops at the backend.
+   */
+  deadlineMs: number;
 }
 
 /** Every instance may hold resources; the host calls `close` at shutdown or when replaced. */
@@ -159,8 +171,19 @@ export interface PluginDefinition<K extends PluginKind = PluginKind, C = Record<
   apiVersion: number;
   /** For adapters and voice providers: the `type` value in a site config they serve. */
   type?: string;
-  /** A JSON Schema for the config; the host validates with ajv before calling `create`. */
+  /**
+   * A JSON Schema for the config; the host validates with ajv before calling `create`, and a site
+   * whose adapter config fails it is refused when saved. It may word its rules for site owners
+   * with `x-error-message` (what the value must be) and mark business rules, answered 422
+   * rather than 400, with `x-error-code: "validation_failed"`, as the service's own schemas do.
+   */
   configSchema?: Record<string, unknown>;
+  /**
+   * Adapters: a JSON Schema each of a site's collections must also satisfy, for a plugin that
+   * takes only some `source`s (the SQL adapters: a table or view name); checked when the site is
+   * saved, as the config is.
+   */
+  collectionSchema?: Record<string, unknown>;
   /**
    * Adapters: where a (valid) config sends its secrets, as text: an origin, a database's host,
    * port and name. Clients read secrets masked, and a masked secret sent back means "unchanged"

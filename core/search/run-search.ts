@@ -5,11 +5,11 @@
  */
 import type { Logger } from "pino";
 import { errors, isServiceError } from "../errors.ts";
-import type { DataAdapter } from "../host/plugin.ts";
+import { PLUGIN_CALL_DEADLINE_MS, type DataAdapter } from "../host/plugin.ts";
 import type { AdapterQuery, CollectionSpec } from "./search-types.ts";
 
 /** SPEC.md: a backend slower than this is 504 adapter_timeout. */
-export const ADAPTER_TIMEOUT_MS = 10_000;
+export const ADAPTER_TIMEOUT_MS = PLUGIN_CALL_DEADLINE_MS;
 
 /** The `data` of a successful query response (SPEC.md "Query result"). */
 export interface QueryResult {

@@ -50,6 +50,19 @@ export class OutboundBlockedError extends Error {
   }
 }
 
+/**
+ * The outbound policy's refusal within `error` or its causes (a fetch wraps it in "fetch
+ * failed"); undefined when there is none. Its message tells a site owner what to ask the
+ * operator for. Found by its `code`, so a plugin holding another copy of this module finds it too.
+ */
+export function outboundRefusal(error: unknown): OutboundBlockedError | undefined {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === "OUTBOUND_BLOCKED") return e as OutboundBlockedError;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 export interface ResolvedAddress {
   address: string;
   family: number;

@@ -8,7 +8,7 @@
 import type { PluginHost } from "../host/plugin-host.ts";
 import { problemsError, type Problem } from "../validation/problems-error.ts";
 import { schemaProblems, validateBody, type SchemaName } from "../validation/schema-validator.ts";
-import { knownAdapterTypes, SCHEMA_ADAPTER_TYPES } from "./adapter-types.ts";
+import { knownAdapterTypes } from "./adapter-types.ts";
 import { stableJson } from "../util/stable-json.ts";
 import { withoutSecrets } from "./site-secrets.ts";
 import { checkReferences } from "./yaml/secret-refs.ts";
@@ -63,8 +63,8 @@ export class SiteRules {
   }
 
   /**
-   * An adapter type must be served by a plugin or described by the site schema; a plugin's own
-   * configSchema checks its config.
+   * An adapter type must be served by a loaded adapter plugin, whose own schemas then check the
+   * config (its configSchema) and each collection (its collectionSchema, if it has one).
    */
   private adapterProblems(adapter: unknown, reported: ReadonlySet<string>): Problem[] {
     const record = asRecord(adapter);
@@ -74,7 +74,6 @@ export class SiteRules {
     const { plugins } = this.context;
     const plugin = plugins.find("adapter", record.type);
     if (plugin === undefined) {
-      if (SCHEMA_ADAPTER_TYPES.includes(record.type)) return [];
       const known = knownAdapterTypes(plugins);
       return [
         {
@@ -85,12 +84,20 @@ export class SiteRules {
         },
       ];
     }
-    return plugins.validateConfig("adapter", record.type, record.config ?? {}).map((issue) => ({
-      field: `adapter.${issue.field}`,
-      message: `plugin "${plugin.name}": adapter.${issue.field} ${issue.message}`,
-      businessRule: false,
-      details: { plugin: plugin.name },
-    }));
+    const details = { plugin: plugin.name };
+    const config = plugins.configProblems("adapter", record.type, record.config ?? {}, [
+      "adapter",
+      "config",
+    ]);
+    const collections = Object.entries(asRecord(record.collections) ?? {}).flatMap(
+      ([name, collection]) =>
+        plugins.collectionProblems(record.type as string, collection, [
+          "adapter",
+          "collections",
+          name,
+        ]),
+    );
+    return [...config, ...collections].map((problem) => ({ ...problem, details }));
   }
 
   /**

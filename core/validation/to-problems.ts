@@ -12,8 +12,12 @@ export const ERROR_CODE_KEYWORD = "x-error-code";
 /** The annotation giving the readable meaning of a `pattern` or `format`, for error messages. */
 export const ERROR_MESSAGE_KEYWORD = "x-error-message";
 
-/** The problems of a failed validation, noise removed, shape problems first. */
-export function toProblems(ajvErrors: ErrorObject[]): Problem[] {
+/**
+ * The problems of a failed validation, noise removed, shape problems first; their fields under
+ * `prefix` when the value validated sits inside a larger document (a plugin's config inside a
+ * site: `["adapter", "config"]`).
+ */
+export function toProblems(ajvErrors: ErrorObject[], prefix: readonly string[] = []): Problem[] {
   // A value that must be null or an Adapter, given a number, is told both options.
   const otherBranchTypes = new Map<string, string[]>();
   for (const error of ajvErrors) {
@@ -23,7 +27,7 @@ export function toProblems(ajvErrors: ErrorObject[]): Problem[] {
   }
   const meaningful = ajvErrors.filter((error) => !isNoise(error, ajvErrors));
   let problems = meaningful.map((error) =>
-    toProblem(error, otherBranchTypes.get(error.instancePath) ?? []),
+    toProblem(error, otherBranchTypes.get(error.instancePath) ?? [], prefix),
   );
   // A business rule only means something for a well-formed value: when the same field also breaks
   // a shape rule, report the shape alone (so `ftp://x` is a 400, not also "must use https").
@@ -73,11 +77,18 @@ function isAtOrBelow(path: string, ancestor: string): boolean {
   return path === ancestor || path.startsWith(`${ancestor}/`);
 }
 
-function toProblem(error: ErrorObject, otherBranchTypes: string[]): Problem {
-  const segments = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"));
+function toProblem(
+  error: ErrorObject,
+  otherBranchTypes: string[],
+  prefix: readonly string[],
+): Problem {
+  const segments = [
+    ...prefix,
+    ...error.instancePath
+      .split("/")
+      .slice(1)
+      .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~")),
+  ];
   const parent = segments.join(".");
   const params = error.params as Record<string, unknown>;
   let field = parent;

@@ -4,12 +4,12 @@
  * says how with mysql2), and the catalog read from information_schema.
  */
 import type mysql from "mysql2/promise";
-import type { FieldType } from "../../core/search/search-types.ts";
-import { mysqlDialect } from "../../core/search/sql/dialect.ts";
-import { SqlAdapterError } from "../../core/search/sql/errors.ts";
-import { PooledConnector } from "../../core/search/sql/pooled-connector.ts";
-import type { CatalogColumn } from "../../core/search/sql/sql-adapter.ts";
-import type { MysqlAdapterConfig } from "../../core/types/generated/site.ts";
+import type { FieldType } from "sitevoice";
+import { mysqlDialect } from "sitevoice/sql";
+import { SqlAdapterError } from "sitevoice/sql";
+import { PooledConnector } from "sitevoice/sql";
+import type { CatalogColumn } from "sitevoice/sql";
+import type { MysqlAdapterConfig } from "./generated/config.ts";
 import { MysqlDriver, type MysqlDriverOptions, type ServerInfo } from "./mysql-driver.ts";
 
 export interface MysqlConnectorOptions extends MysqlDriverOptions {

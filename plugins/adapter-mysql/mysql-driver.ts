@@ -11,16 +11,11 @@
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import mysql from "mysql2/promise";
-import type { SqlStatement, SqlValue } from "../../core/search/sql/build-search.ts";
-import { messageOf, secretRedactor } from "../../core/search/sql/errors.ts";
-import type { SqlRow } from "../../core/search/sql/sql-adapter.ts";
-import type {
-  DriverFailureKind,
-  DriverPool,
-  PoolEvents,
-  SqlDriver,
-} from "../../core/search/sql/sql-driver.ts";
-import type { MysqlAdapterConfig } from "../../core/types/generated/site.ts";
+import type { SqlStatement, SqlValue } from "sitevoice/sql";
+import { messageOf, secretRedactor } from "sitevoice/sql";
+import type { SqlRow } from "sitevoice/sql";
+import type { DriverFailureKind, DriverPool, PoolEvents, SqlDriver } from "sitevoice/sql";
+import type { MysqlAdapterConfig } from "./generated/config.ts";
 import { connectionOptions } from "./connection-options.ts";
 import { typeCast } from "./type-cast.ts";
 

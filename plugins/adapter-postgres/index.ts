@@ -1,15 +1,19 @@
 /**
  * The built-in PostgreSQL adapter (`adapter.type: postgres`): searches a site's tables and views
  * read-only, with the service's deadline enforced on the server too. The SQL is shared with the
- * MySQL adapter (core/search/sql); this folder holds what is PostgreSQL's own.
+ * MySQL adapter (`sitevoice/sql`); this folder holds what is PostgreSQL's own.
  */
-import { definePlugin } from "../../core/host/plugin.ts";
-import { ADAPTER_TIMEOUT_MS } from "../../core/search/run-search.ts";
-import { adapterConfigSchema } from "../../core/validation/adapter-config-schema.ts";
-import { SqlAdapterError, messageOf, secretRedactor } from "../../core/search/sql/errors.ts";
-import { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
-import { connectionDestination } from "../../core/search/sql/connection-destination.ts";
-import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
+import { definePlugin } from "sitevoice";
+import {
+  SQL_COLLECTION_SCHEMA,
+  SqlAdapter,
+  SqlAdapterError,
+  connectionDestination,
+  messageOf,
+  secretRedactor,
+} from "sitevoice/sql";
+import configSchema from "./config.schema.json" with { type: "json" };
+import type { PostgresAdapterConfig } from "./generated/config.ts";
 import { PostgresConnector } from "./postgres-connector.ts";
 
 /** Small on purpose: one per site config, and a voice assistant asks one question at a time. */
@@ -20,7 +24,8 @@ export default definePlugin<"adapter", PostgresAdapterConfig>({
   name: "adapter-postgres",
   apiVersion: 1,
   type: "postgres",
-  configSchema: adapterConfigSchema("PostgresAdapterConfig"),
+  configSchema,
+  collectionSchema: SQL_COLLECTION_SCHEMA,
   destination: (config) => connectionDestination(config.connectionString),
   create(config, context) {
     try {
@@ -29,7 +34,7 @@ export default definePlugin<"adapter", PostgresAdapterConfig>({
           logger: context.logger,
           // Equal to the service's deadline: the service's clock starts first, so it answers
           // 504 and cancels; the server's timeout is the backstop when a cancel is lost.
-          statementTimeoutMs: ADAPTER_TIMEOUT_MS,
+          statementTimeoutMs: context.deadlineMs,
           maxConnections: POSTGRES_MAX_CONNECTIONS,
           applicationName: `sitevoice ${context.scope}`.slice(0, 63),
           // Connections go where the outbound policy allows, as HTTP does through context.fetch.

@@ -4,12 +4,12 @@
  * with pg), and the catalog read from pg_catalog.
  */
 import type pg from "pg";
-import { relationSql } from "../../core/search/sql/build-search.ts";
-import { postgresDialect } from "../../core/search/sql/dialect.ts";
-import { PooledConnector } from "../../core/search/sql/pooled-connector.ts";
-import type { CatalogColumn } from "../../core/search/sql/sql-adapter.ts";
-import type { FieldType } from "../../core/search/search-types.ts";
-import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
+import { relationSql } from "sitevoice/sql";
+import { postgresDialect } from "sitevoice/sql";
+import { PooledConnector } from "sitevoice/sql";
+import type { CatalogColumn } from "sitevoice/sql";
+import type { FieldType } from "sitevoice";
+import type { PostgresAdapterConfig } from "./generated/config.ts";
 import { PostgresDriver, type PostgresDriverOptions } from "./postgres-driver.ts";
 
 export interface PostgresConnectorOptions extends PostgresDriverOptions {

@@ -9,16 +9,11 @@
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import pg from "pg";
-import type { SqlStatement, SqlValue } from "../../core/search/sql/build-search.ts";
-import { codeOf, messageOf, secretRedactor } from "../../core/search/sql/errors.ts";
-import type { SqlRow } from "../../core/search/sql/sql-adapter.ts";
-import type {
-  DriverFailureKind,
-  DriverPool,
-  PoolEvents,
-  SqlDriver,
-} from "../../core/search/sql/sql-driver.ts";
-import type { PostgresAdapterConfig } from "../../core/types/generated/site.ts";
+import type { SqlStatement, SqlValue } from "sitevoice/sql";
+import { codeOf, messageOf, secretRedactor } from "sitevoice/sql";
+import type { SqlRow } from "sitevoice/sql";
+import type { DriverFailureKind, DriverPool, PoolEvents, SqlDriver } from "sitevoice/sql";
+import type { PostgresAdapterConfig } from "./generated/config.ts";
 import { resultTypes } from "./result-types.ts";
 
 export interface PostgresDriverOptions {

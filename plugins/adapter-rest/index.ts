@@ -2,30 +2,27 @@
  * The built-in REST adapter (`type: rest`, SPEC.md "REST adapter"): searches a customer's JSON API
  * with GET requests only. In `querystring` mode the backend filters (DRF-style parameters, see
  * rest-query.ts); in `client-filter` mode one unfiltered GET fetches the collection and the search
- * runs in memory (core/search/in-memory-search.ts), for small sources that cannot filter.
+ * runs in memory (`searchInMemory` of `sitevoice`), for small sources that cannot filter.
  *
  * Every request goes through `context.fetch`, the host's SSRF-guarded fetch: the base URL is the
  * customer's choice, so nothing here may reach the network another way.
  */
-import { definePlugin, PLUGIN_API_VERSION } from "../../core/host/plugin.ts";
-import type { DataAdapter, PluginContext, SearchOptions } from "../../core/host/plugin.ts";
-import { inferFields, searchInMemory } from "../../core/search/in-memory-search.ts";
+import { definePlugin, PLUGIN_API_VERSION } from "sitevoice";
+import type { DataAdapter, PluginContext, SearchOptions } from "sitevoice";
+import { inferFields, searchInMemory } from "sitevoice";
 import type {
   AdapterQuery,
   CollectionIntrospection,
   CollectionSpec,
   SearchResult,
-} from "../../core/search/search-types.ts";
-import type { RestAdapterConfig } from "../../core/types/generated/site.ts";
-import { ADAPTER_TIMEOUT_MS } from "../../core/search/run-search.ts";
-import { adapterConfigSchema } from "../../core/validation/adapter-config-schema.ts";
+} from "sitevoice";
+import type { RestAdapterConfig } from "./generated/config.ts";
+import configSchema from "./config.schema.json" with { type: "json" };
 import { RestClient } from "./rest-client.ts";
 import { addQueryParameters, collectionUrl } from "./rest-query.ts";
 
 /** The config as the host hands it over: `queryMode` may be missing (then `querystring`). */
-export type RestConfig = Omit<RestAdapterConfig, "queryMode"> & {
-  queryMode?: RestAdapterConfig["queryMode"];
-};
+export type RestConfig = RestAdapterConfig;
 
 /** Records read to introspect a querystring-mode collection: enough to see every field's type. */
 export const INTROSPECTION_SAMPLE = 50;
@@ -51,7 +48,7 @@ export class RestAdapter implements DataAdapter {
     this.#client = new RestClient({
       fetch: context.fetch,
       headers: requestHeaders(config),
-      timeoutMs: config.timeoutMs ?? ADAPTER_TIMEOUT_MS,
+      timeoutMs: config.timeoutMs ?? context.deadlineMs,
       logger: context.logger,
       secrets: [config.auth?.value, ...Object.values(config.headers ?? {})].filter(
         (value): value is string => value !== undefined && value.length >= MIN_SCRUBBED_LENGTH,
@@ -149,8 +146,7 @@ export default definePlugin<"adapter", RestConfig>({
   name: "adapter-rest",
   apiVersion: PLUGIN_API_VERSION,
   type: "rest",
-  // queryMode may be left out (its default): the host checks a config as written.
-  configSchema: adapterConfigSchema("RestAdapterConfig", { optional: ["queryMode"] }),
+  configSchema,
   // Secrets go to baseUrl's origin only: sources are paths below it.
   destination: (config) => new URL(config.baseUrl).origin,
   create: (config, context) => new RestAdapter(config, context),

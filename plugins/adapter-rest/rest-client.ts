@@ -5,10 +5,9 @@
  * becomes a readable message that names the backend's host and never a credential: these messages
  * reach the site owner in `details.error` and the logs.
  */
-import { readCappedBody } from "../../core/util/read-capped.ts";
+import { outboundRefusal, readCappedBody } from "sitevoice";
 import http from "node:http";
 import type { Logger } from "pino";
-import { OutboundBlockedError } from "../../core/security/outbound-policy.ts";
 
 /** The most of an answer read: a REST source is meant for small collections (under 500 items). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -158,10 +157,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * the hosts they may reach. The RestClient's logger keeps the code.
  */
 function failureMessage(error: unknown, host: string): string {
-  const blocked = causes(error).find(
-    (e) => e instanceof OutboundBlockedError || e.name === "OutboundBlockedError",
-  );
-  if (blocked !== undefined) return String(blocked.message);
+  const blocked = outboundRefusal(error);
+  if (blocked !== undefined) return blocked.message;
   return `could not reach the backend at ${host}`;
 }
 

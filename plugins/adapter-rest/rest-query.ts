@@ -4,7 +4,7 @@
  * style parameters (`field=value`, `field__gt=value`, `field__in=a,b`, `q`, `ordering`, `limit`).
  * Values go through URLSearchParams, so whatever a visitor says is data, never URL syntax.
  */
-import type { AdapterQuery, Filter } from "../../core/search/search-types.ts";
+import type { AdapterQuery, Filter } from "sitevoice";
 
 /**
  * `baseUrl` followed by `source`, with exactly one slash between them; baseUrl's path and query

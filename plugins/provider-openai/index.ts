@@ -12,20 +12,16 @@
  * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
  * and OpenAI's public address passes the guard.
  */
-import { readCappedBody } from "../../core/util/read-capped.ts";
+import { readCappedBody } from "sitevoice";
 import http from "node:http";
-import {
-  definePlugin,
-  PLUGIN_API_VERSION,
-  VoiceProviderUnavailable,
-} from "../../core/host/plugin.ts";
+import { definePlugin, PLUGIN_API_VERSION, VoiceProviderUnavailable } from "sitevoice";
 import type {
   PluginContext,
   SearchOptions,
   VoiceProvider,
   VoiceSession,
   VoiceSessionRequest,
-} from "../../core/host/plugin.ts";
+} from "sitevoice";
 
 export interface OpenAiProviderConfig {
   /** The standard API key; without one every session fails with a message naming the setting. */

@@ -74,6 +74,7 @@ const context: PluginContext = {
   socket: () => guardedSocket(policy),
   now: Date.now,
   scope: "test-site",
+  deadlineMs: 10_000,
 };
 const never = () => new AbortController().signal;
 

@@ -322,9 +322,7 @@ describe("validateSiteFiles", () => {
         [7, 5, "adapter.config.datasett"],
         [8, 5, "adapter.config.latencyMs"],
       ]);
-      expect(problems[0]?.message).to.equal(
-        'plugin "sitevoice-adapter-example": adapter.config.dataset is required',
-      );
+      expect(problems[0]?.message).to.equal("adapter.config.dataset is required");
       await plugins.close();
     });
 

@@ -124,99 +124,25 @@ export interface SiteCreateRequest {
   adapter?: Adapter;
 }
 /**
- * A data adapter: its plugin `type`, the plugin's `config`, and the collections the assistant may search. Built-in types rest, postgres and mysql have their config checked here; other types are checked by their plugin's own config schema.
+ * A data adapter: its plugin `type`, the plugin's `config`, and the collections the assistant may search. Each adapter plugin checks its own `config` (and may restrict its collections) with the JSON Schema it declares.
  */
 export interface Adapter {
   /**
-   * Name of the adapter plugin: a built-in (rest, postgres, mysql) or an installed plugin.
+   * Name of the adapter plugin: a built-in (rest, postgres, mysql) or an installed one.
    */
   type: string;
   /**
-   * Settings of the adapter plugin; its shape depends on `type`.
+   * Settings of the adapter plugin; its shape is the plugin's own configSchema (see the plugin's config.schema.json).
    */
-  config:
-    | RestAdapterConfig
-    | PostgresAdapterConfig
-    | MysqlAdapterConfig
-    | {
-        [k: string]: unknown;
-      };
+  config: {
+    [k: string]: unknown;
+  };
   /**
    * The searchable collections, keyed by the name the assistant uses.
    */
   collections: {
     [k: string]: Collection;
   };
-}
-/**
- * Config of the built-in REST adapter. It sends GET requests to `baseUrl` followed by a collection's `source`.
- */
-export interface RestAdapterConfig {
-  /**
-   * Absolute URL of the customer API. Must use https://; plain http is accepted only for localhost and 127.0.0.1 (local development and tests).
-   */
-  baseUrl: string;
-  /**
-   * How requests to the customer API authenticate. Leave out for a public API.
-   */
-  auth?: {
-    /**
-     * `bearer` sends `Authorization: Bearer <value>`; `header` sends `<header>: <value>`.
-     */
-    type: "bearer" | "header";
-    /**
-     * The secret, or a placeholder such as an environment reference (`env:NAME`). Encrypted at rest and masked on every read.
-     */
-    value: string;
-    /**
-     * Name of the header carrying the value; required when `type` is `header`.
-     */
-    header?: string;
-  };
-  /**
-   * `querystring` encodes filters, text query, sort and limit as query parameters; `client-filter` fetches the whole source and filters in memory (for sources under 500 items).
-   */
-  queryMode: "querystring" | "client-filter";
-  /**
-   * Extra headers sent on every request to the customer API.
-   */
-  headers?: {
-    [k: string]: string;
-  };
-  /**
-   * Per-request timeout in milliseconds; the query endpoint's 10 s limit applies in any case.
-   */
-  timeoutMs?: number;
-}
-/**
- * Config of the built-in Postgres adapter. Use a read-only database user.
- */
-export interface PostgresAdapterConfig {
-  /**
-   * A postgres:// or postgresql:// URL. The password is encrypted at rest and masked on every read.
-   */
-  connectionString: string;
-  /**
-   * Database schema holding the collections' tables; the connection's search path when left out.
-   */
-  schema?: string;
-  /**
-   * Connect over TLS.
-   */
-  ssl?: boolean;
-}
-/**
- * Config of the built-in MySQL adapter. Use a read-only database user.
- */
-export interface MysqlAdapterConfig {
-  /**
-   * A mysql:// URL. The password is encrypted at rest and masked on every read.
-   */
-  connectionString: string;
-  /**
-   * Connect over TLS.
-   */
-  ssl?: boolean;
 }
 /**
  * One searchable collection. Only the listed fields may be named in a search (filters, sort_by, field references); anything else is 422 validation_failed.
