@@ -282,8 +282,15 @@ describe("REST adapter", () => {
       expect(headers.authorization).to.equal(undefined);
     });
 
-    it("has made GET requests only", () => {
-      const methods = new Set(server.requests.map((r) => r.method));
+    it("makes GET requests only: searching, introspecting and testing, in both modes", async () => {
+      const before = server.requests.length;
+      for (const queryMode of ["querystring", "client-filter"] as const) {
+        const adapter = await restAdapter({ baseUrl: api(), queryMode });
+        await adapter.search(products, query({ text: "sofa" }), { signal });
+        await adapter.introspect?.(products, { signal });
+        await adapter.test?.({ signal });
+      }
+      const methods = new Set(server.requests.slice(before).map((r) => r.method));
       expect([...methods]).to.deep.equal(["GET"]);
     });
   });
