@@ -34,10 +34,17 @@ for (const target of databaseTargets) {
       await database?.drop();
     });
 
-    it("stores concurrent writes in batches; a repeated client id resolves to the first event", async () => {
+    it("stores concurrent writes in batches of batchSize; a repeated client id resolves to the first event", async () => {
       const bus = new EventBus(store, ring, { logger, batchSize: 50 });
       const seen: BusEvent[] = [];
       bus.subscribe((event) => seen.push(event));
+      // Each batch is one transaction: count them on this store, for this test only.
+      let batches = 0;
+      const transaction = store.transaction;
+      store.transaction = function (this: Store, work) {
+        batches += 1;
+        return transaction.call(this, work);
+      } as Store["transaction"];
       const writes = Array.from({ length: 300 }, (_, i) =>
         bus.recordUsage({
           site_id: "bus-site",
@@ -47,8 +54,14 @@ for (const target of databaseTargets) {
           client_event_id: `c-${i % 150}`,
         }),
       );
-      const events = await Promise.all(writes);
-      for (let i = 0; i < 150; i++) expect(events[i + 150]?.id).to.equal(events[i]?.id);
+      const events = await Promise.all(writes).finally(() => {
+        store.transaction = transaction;
+      });
+      expect(batches).to.equal(300 / 50);
+      // The second write of every client id has the first one's id.
+      expect(events.slice(150).map((e) => e.id)).to.deep.equal(
+        events.slice(0, 150).map((e) => e.id),
+      );
       expect(await store.events.countUsage("bus-site")).to.equal(150);
       expect(seen.filter((e) => e.kind === "usage")).to.have.length(150);
       await bus.close();

@@ -140,7 +140,8 @@ describe("event durability through a graceful restart (PostgreSQL)", function ()
     if (cwd !== undefined) fs.rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("stores each of 5,000 acknowledged writes exactly once across a SIGTERM and a restart", async () => {
+  // One scenario on purpose: the restart must happen while the clients write.
+  it("stores each of 5,000 acknowledged writes exactly once across a SIGTERM and a restart in the middle, re-sent writes answering their first id, both instances stopping gracefully", async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {

@@ -1,6 +1,7 @@
 /**
  * POST /v1/:siteId/query with an API key holding query:test: the search path end to end over
- * HTTP, and each error of SPEC.md's query table that does not need the widget's signature.
+ * HTTP, and each error of SPEC.md's query table that does not need the widget's signature. The
+ * sites are made once, in the before hook, and no test changes them.
  */
 import { expect } from "chai";
 import request from "supertest";
@@ -123,21 +124,21 @@ describe("POST /v1/:siteId/query", function () {
     expect(res.body.data.total).to.equal(12);
   });
 
-  it("400 invalid_request for a missing collection or a malformed body", async () => {
-    for (const [body, field] of [
-      [{}, "collection"],
-      [{ collection: "products", limit: "5" }, "limit"],
-      [{ collection: "products", colour: "blue" }, "colour"],
-      [
-        { collection: "products", filters: [{ field: "price", operator: "eq" }] },
-        "filters.0.value",
-      ],
-      [[], "body"],
-    ] as const) {
+  for (const [body, field] of [
+    [{}, "collection"],
+    [{ collection: "products", limit: "5" }, "limit"],
+    [{ collection: "products", colour: "blue" }, "colour"],
+    [{ collection: "products", filters: [{ field: "price", operator: "eq" }] }, "filters.0.value"],
+    [[], "body"],
+  ] as const) {
+    it(`400 invalid_request naming ${field} for ${JSON.stringify(body)}`, async () => {
       const res = await query("shop", body).expect(400);
       expect(res.body.error.code, JSON.stringify(body)).to.equal("invalid_request");
       expect(res.body.error.details.field, JSON.stringify(body)).to.equal(field);
-    }
+    });
+  }
+
+  it("400 invalid_request for a body that is not JSON", async () => {
     const malformed = await request(service.server)
       .post("/v1/shop/query")
       .set(auth)
@@ -147,7 +148,7 @@ describe("POST /v1/:siteId/query", function () {
     expect(malformed.body.error.code).to.equal("invalid_request");
   });
 
-  it("422 validation_failed naming an unknown collection, field, operator or value", async () => {
+  describe("422 validation_failed naming an unknown collection, field, operator or value", () => {
     const cases: [object, string, RegExp][] = [
       [
         { collection: "staff" },
@@ -181,34 +182,45 @@ describe("POST /v1/:siteId/query", function () {
       [{ collection: "missing", query: "x" }, "query", /no searchable fields/],
     ];
     for (const [body, field, message] of cases) {
-      const res = await query("shop", body);
-      expect(res.status, JSON.stringify(body)).to.equal(422);
-      expect(res.body.error.code).to.equal("validation_failed");
-      expect(res.body.error.details.field, JSON.stringify(body)).to.equal(field);
-      expect(res.body.error.message).to.match(message);
+      it(`422 validation_failed naming ${field} for ${JSON.stringify(body)}`, async () => {
+        const res = await query("shop", body);
+        expect(res.status, JSON.stringify(body)).to.equal(422);
+        expect(res.body.error.code).to.equal("validation_failed");
+        expect(res.body.error.details.field, JSON.stringify(body)).to.equal(field);
+        expect(res.body.error.message).to.match(message);
+      });
     }
   });
 
-  it("422 adapter_error with details.error when the adapter fails or throws", async () => {
+  it("422 adapter_error with details.error when the adapter fails", async () => {
     const failed = await query("shop", { collection: "missing" }).expect(422);
     expect(failed.body.error.code).to.equal("adapter_error");
     expect(failed.body.error.details.error).to.equal('no records for source "nowhere"');
+  });
+
+  it("422 adapter_error with a generic details.error when the adapter throws", async () => {
     const threw = await query("broken", { collection: "pages" }).expect(422);
     expect(threw.body.error.code).to.equal("adapter_error");
     expect(threw.body.error.details.error).to.equal("the adapter failed unexpectedly");
   });
 
-  it("403 without a key or Origin, 401 for a bad key, 403 without query:test, 404 site_not_found for an unknown or foreign site", async () => {
+  it("403 origin_not_allowed without a key or Origin", async () => {
     const unsigned = await request(service.server)
       .post("/v1/shop/query")
       .send({ collection: "products" })
       .expect(403); // no key: the widget path, which wants the site's Origin first
     expect(unsigned.body.error.code).to.equal("origin_not_allowed");
+  });
+
+  it("401 for a bad key", async () => {
     await request(service.server)
       .post("/v1/shop/query")
       .set({ Authorization: "Bearer vk_test_unknown" })
       .send({ collection: "products" })
       .expect(401);
+  });
+
+  it("403 forbidden for a key without query:test", async () => {
     const reader = await service.key(service.boot.workspaceId, { scopes: ["sites:read"] });
     const forbidden = await request(service.server)
       .post("/v1/shop/query")
@@ -216,10 +228,19 @@ describe("POST /v1/:siteId/query", function () {
       .send({ collection: "products" })
       .expect(403);
     expect(forbidden.body.error.code).to.equal("forbidden");
-    for (const siteId of ["nope-nope", "elsewhere"]) {
-      const res = await query(siteId, { collection: "products" }).expect(404);
+  });
+
+  for (const [what, siteId] of [
+    ["an unknown site", "nope-nope"],
+    ["another workspace's site", "elsewhere"],
+  ]) {
+    it(`404 site_not_found for ${what}`, async () => {
+      const res = await query(siteId!, { collection: "products" }).expect(404);
       expect(res.body.error.code).to.equal("site_not_found");
-    }
+    });
+  }
+
+  it("422 naming the adapter for a site without one", async () => {
     const noAdapter = await query("no-adapter", { collection: "products" }).expect(422);
     expect(noAdapter.body.error.details.field).to.equal("adapter");
   });
@@ -243,16 +264,19 @@ describe("POST /v1/:siteId/query", function () {
     expect(lines).to.include("collection missing (nowhere): 0 records");
   });
 
-  it("400 for a path that does not decode, on widget and key routes alike", async () => {
-    for (const req of [
-      request(service.server).get("/v1/%ZZ/config").set("Origin", "https://shop.example"),
-      request(service.server).get("/v1/sites/%E0%A4%A").set(auth),
-    ]) {
-      const res = await req.expect(400);
+  for (const [route, send] of [
+    [
+      "a widget route",
+      () => request(service.server).get("/v1/%ZZ/config").set("Origin", "https://shop.example"),
+    ],
+    ["a key route", () => request(service.server).get("/v1/sites/%E0%A4%A").set(auth)],
+  ] as const) {
+    it(`400 for a path that does not decode, on ${route}`, async () => {
+      const res = await send().expect(400);
       expect(res.body.error).to.include({ code: "invalid_request" });
       expect(res.body.error.details.field).to.equal("path");
-    }
-  });
+    });
+  }
 
   it("413 for a body over 64 KiB", async () => {
     const res = await query("shop", {

@@ -107,16 +107,21 @@ describe("the README's curl examples", function () {
     if (cwd !== undefined) fs.rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("finds the examples: the quick start's, the sites API's, a search, the widget's", () => {
+  it("finds at least five examples, calling /v1/sites, /query, /config, /token, /versions and /v1/leads", () => {
     const examples = readmeExamples();
     const all = examples.map((e) => e.script).join("\n");
     expect(examples.length).to.be.at.least(5);
-    for (const path_ of ["/v1/sites", "/query", "/config", "/token", "/versions", "/v1/leads"]) {
-      expect(all, path_).to.include(path_);
-    }
+    const paths = ["/v1/sites", "/query", "/config", "/token", "/versions", "/v1/leads"];
+    expect(
+      paths.filter((path_) => !all.includes(path_)),
+      "paths no example calls",
+    ).to.deep.equal([]);
   });
 
-  it("runs every example in order, each call answering as the README says", async () => {
+  // One scenario on purpose: the README's blocks build on each other (a site made in one is
+  // searched in the next), so they run in order, in one test.
+
+  it("runs every example in order: each call answers in the envelope with the status the README says, and a search returns items", async () => {
     const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service!.output())?.[1];
     expect(key, service!.output()).to.be.a("string");
     const examples = readmeExamples();

@@ -2,7 +2,7 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
-import { openServiceEvent } from "../core/events/event-bus.ts";
+import { openServiceEvent, type ServiceEvent } from "../core/events/event-bus.ts";
 import { keyId, keyRing, open } from "../core/security/secret-box.ts";
 import { loadSettings } from "../core/settings.ts";
 import { rotateSecrets } from "../core/sites/secret-rotation.ts";
@@ -12,6 +12,7 @@ import {
   createTestDatabase,
   databaseTargets,
   missing,
+  type DatabaseTarget,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
@@ -22,103 +23,190 @@ const adapter = (value: string) => ({
   collections: {},
 });
 
+/**
+ * What a rotation starts from and what it did: on a fresh database, a service on the old key
+ * made a site with two versions (two tokens), a lead event with a sealed token and a session;
+ * the service stopped, and `rotateSecrets` re-sealed everything under the new key.
+ */
+interface Rotated {
+  database: TestDatabase;
+  oldKey: Buffer;
+  newKey: Buffer;
+  workspaceId: string;
+  auth: { Authorization: string };
+  siteId: string;
+  lead: ServiceEvent;
+  sessionId: string;
+  signingSecret: string;
+  done: Awaited<ReturnType<typeof rotateSecrets>>;
+}
+
+async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<Rotated> {
+  const database = await createTestDatabase(target);
+  if (database === undefined) missing(context, target.label);
+  const oldKey = crypto.randomBytes(32);
+  const newKey = crypto.randomBytes(32);
+  const service = await startTestService(database.url, {
+    SITEVOICE_MASTER_KEY: oldKey.toString("base64"),
+  });
+  let made;
+  try {
+    const ws = service.boot.workspaceId;
+    const auth = { Authorization: `Bearer ${await service.key(ws)}` };
+    const site = (
+      await request(service.server)
+        .post("/v1/sites")
+        .set(auth)
+        .send({
+          business_name: "Rotate",
+          business_description: "x",
+          domain: "rotate.example",
+          adapter: adapter("tok_first_0123456789aaaa"),
+        })
+        .expect(201)
+    ).body.data;
+    await request(service.server)
+      .patch(`/v1/sites/${site.site_id}`)
+      .set(auth)
+      .send({ adapter: adapter("tok_second_0123456789bbbb") })
+      .expect(200);
+    const lead = await service.events.emit({
+      type: "lead.captured",
+      workspace_id: ws,
+      site_id: site.site_id,
+      data: { update_token: "lt_rotate_token_0123456789" },
+      secrets: ["update_token"],
+    });
+    const { session, signingSecret } = await service.sessions.create(
+      { site_id: site.site_id, workspace_id: ws },
+      { ip: "203.0.113.9", userAgent: "test" },
+    );
+    made = {
+      workspaceId: ws,
+      auth,
+      siteId: site.site_id as string,
+      lead,
+      sessionId: session.id,
+      signingSecret,
+    };
+  } finally {
+    await service.stop();
+  }
+  const store = new Store(openDatabase(loadSettings({ DATABASE_URL: database.url }).database));
+  try {
+    const done = await rotateSecrets(store, keyRing(newKey, [oldKey]));
+    return { database, oldKey, newKey, ...made, done };
+  } finally {
+    await store.close();
+  }
+}
+
 for (const target of databaseTargets) {
   describe(`secrets rotate on ${target.label}`, function () {
-    let database: TestDatabase | undefined;
-    let service: TestService | undefined;
-    const oldKey = crypto.randomBytes(32);
-    const newKey = crypto.randomBytes(32);
+    describe("the store after the rotation", () => {
+      let r: Rotated | undefined;
+      let store: Store;
 
-    before(async function () {
-      database = await createTestDatabase(target);
-      if (database === undefined) missing(this, target.label);
-    });
-    after(async () => {
-      await service?.stop();
-      await database?.drop();
-    });
-
-    it("re-seals sites and versions under the new key; the service then reads them with the new key alone", async () => {
-      const url = (database as TestDatabase).url;
-      service = await startTestService(url, { SITEVOICE_MASTER_KEY: oldKey.toString("base64") });
-      const ws = service.boot.workspaceId;
-      const auth = { Authorization: `Bearer ${await service.key(ws)}` };
-      const site = (
-        await request(service.server)
-          .post("/v1/sites")
-          .set(auth)
-          .send({
-            business_name: "Rotate",
-            business_description: "x",
-            domain: "rotate.example",
-            adapter: adapter("tok_first_0123456789aaaa"),
-          })
-          .expect(201)
-      ).body.data;
-      await request(service.server)
-        .patch(`/v1/sites/${site.site_id}`)
-        .set(auth)
-        .send({ adapter: adapter("tok_second_0123456789bbbb") })
-        .expect(200);
-      const lead = await service.events.emit({
-        type: "lead.captured",
-        workspace_id: ws,
-        site_id: site.site_id,
-        data: { update_token: "lt_rotate_token_0123456789" },
-        secrets: ["update_token"],
+      before(async function () {
+        r = await rotated(this, target);
+        store = new Store(openDatabase(loadSettings({ DATABASE_URL: r.database.url }).database));
       });
-      const { session, signingSecret } = await service.sessions.create(
-        { site_id: site.site_id, workspace_id: ws },
-        { ip: "203.0.113.9", userAgent: "test" },
-      );
-      await service.stop();
-      service = undefined;
+      after(async () => {
+        await store?.close();
+        await r?.database.drop();
+      });
 
-      const store = new Store(openDatabase(loadSettings({ DATABASE_URL: url }).database));
-      try {
-        const done = await rotateSecrets(store, keyRing(newKey, [oldKey]));
-        expect(done).to.deep.equal({ sites: 1, versions: 2, sessions: 1, events: 1 });
-        const ring = keyRing(newKey);
-        const [event] = await store.events.listService(ws);
-        expect(event?.id).to.equal(lead.id);
+      it("re-sealed one site, its two versions, one open session and one event", () => {
+        expect(r!.done).to.deep.equal({ sites: 1, versions: 2, sessions: 1, events: 1 });
+      });
+
+      it("re-sealed the event's secret: the new key alone opens it", async () => {
+        const ring = keyRing(r!.newKey);
+        const [event] = await store.events.listService(r!.workspaceId);
+        expect(event?.id).to.equal(r!.lead.id);
         expect(openServiceEvent(event!, ring).data.update_token).to.equal(
           "lt_rotate_token_0123456789",
         );
-        const sealedSecret = (await store.sessions.get(session.id))!.signing_secret;
-        expect(sealedSecret).to.include(`enc:v1:${keyId(newKey)}:`);
-        expect(open(ring, sealedSecret)).to.equal(signingSecret);
-        const stored = [
-          (await store.sites.get(site.site_id))!.config,
-          ...(await store.sites.listVersions(site.site_id)).map((v) => v.config),
-        ];
-        for (const config of stored) {
-          expect(config).to.include(`enc:v1:${keyId(newKey)}:`);
-          expect(config).not.to.include(`enc:v1:${keyId(oldKey)}:`);
-          expect(config).not.to.include("tok_");
-        }
-      } finally {
-        await store.close();
-      }
+      });
 
-      service = await startTestService(url, { SITEVOICE_MASTER_KEY: newKey.toString("base64") });
-      const read = await request(service.server)
-        .get(`/v1/sites/${site.site_id}`)
-        .set(auth)
-        .expect(200);
-      expect(read.body.data.adapter.config.auth.value).to.equal("••••bbbb");
-      // Hashes were recomputed under the new key: the same content is still no change.
-      const same = await request(service.server)
-        .patch(`/v1/sites/${site.site_id}`)
-        .set(auth)
-        .send({ adapter: adapter("tok_second_0123456789bbbb") })
-        .expect(200);
-      expect(same.body.meta.version).to.equal(2);
-      const restored = await request(service.server)
-        .post(`/v1/sites/${site.site_id}/versions/1/restore`)
-        .set(auth)
-        .expect(200);
-      expect(restored.body.data.adapter.config.auth.value).to.equal("••••aaaa");
-      expect(restored.body.meta.version).to.equal(3);
+      it("re-sealed the session's signing secret under the new key", async () => {
+        const ring = keyRing(r!.newKey);
+        const sealedSecret = (await store.sessions.get(r!.sessionId))!.signing_secret;
+        expect(sealedSecret).to.include(`enc:v1:${keyId(r!.newKey)}:`);
+        expect(open(ring, sealedSecret)).to.equal(r!.signingSecret);
+      });
+
+      it("re-sealed the site and each version under the new key, none under the old or in clear", async () => {
+        const stored = [
+          (await store.sites.get(r!.siteId))!.config,
+          ...(await store.sites.listVersions(r!.siteId)).map((v) => v.config),
+        ];
+        const newSeal = `enc:v1:${keyId(r!.newKey)}:`;
+        const oldSeal = `enc:v1:${keyId(r!.oldKey)}:`;
+        // Each check over every config at once: a failure shows which ones.
+        expect(stored.filter((config) => !config.includes(newSeal))).to.deep.equal([]);
+        expect(stored.filter((config) => config.includes(oldSeal))).to.deep.equal([]);
+        expect(stored.filter((config) => config.includes("tok_"))).to.deep.equal([]);
+      });
+    });
+
+    describe("the service on the new key alone, after the rotation", () => {
+      let r: Rotated | undefined;
+      let service: TestService | undefined;
+
+      before(async function () {
+        r = await rotated(this, target);
+        service = await startTestService(r.database.url, {
+          SITEVOICE_MASTER_KEY: r.newKey.toString("base64"),
+        });
+      });
+      after(async () => {
+        await service?.stop();
+        await r?.database.drop();
+      });
+
+      it("reads the site, its secret masked", async () => {
+        const read = await request(service!.server)
+          .get(`/v1/sites/${r!.siteId}`)
+          .set(r!.auth)
+          .expect(200);
+        expect(read.body.data.adapter.config.auth.value).to.equal("••••bbbb");
+      });
+
+      it("recomputed the hashes under the new key: the same content is still no change", async () => {
+        const same = await request(service!.server)
+          .patch(`/v1/sites/${r!.siteId}`)
+          .set(r!.auth)
+          .send({ adapter: adapter("tok_second_0123456789bbbb") })
+          .expect(200);
+        expect(same.body.meta.version).to.equal(2);
+      });
+    });
+
+    // Restoring makes a new version, so this test has a rotated store of its own.
+    describe("restoring an old version on the new key alone, after the rotation", () => {
+      let r: Rotated | undefined;
+      let service: TestService | undefined;
+
+      before(async function () {
+        r = await rotated(this, target);
+        service = await startTestService(r.database.url, {
+          SITEVOICE_MASTER_KEY: r.newKey.toString("base64"),
+        });
+      });
+      after(async () => {
+        await service?.stop();
+        await r?.database.drop();
+      });
+
+      it("restores version 1 with its old secret, as version 3", async () => {
+        const restored = await request(service!.server)
+          .post(`/v1/sites/${r!.siteId}/versions/1/restore`)
+          .set(r!.auth)
+          .expect(200);
+        expect(restored.body.data.adapter.config.auth.value).to.equal("••••aaaa");
+        expect(restored.body.meta.version).to.equal(3);
+      });
     });
   });
 }

@@ -31,12 +31,28 @@ adapter:
     items: { source: /items, display_fields: [name] }
 `;
 
+/**
+ * One scenario, run in hooks, whose outcomes the tests check: the service starts on the folder
+ * (loading one file), `sync --remote` adds the other, the API reads both, the service stops; then
+ * (in the nested describe) `secrets rotate` and two diffs on the new key alone. Every value a test
+ * checks is taken when its hook runs, so the tests only read it.
+ */
 describe("secrets given as ${env:…}, at rest and in logs", function () {
   this.timeout(90_000);
   let cwd: string;
   let repo: string;
+  let dataDir: string;
+  let key: string | undefined;
+  let serviceOutput: string;
+  let synced: { code: number | null; output: string };
+  let masked: Record<string, string>;
+  let stopCode: number | null;
+  /** Every byte the store wrote (the database, its WAL and shared-memory files), before rotating. */
+  let stored: Buffer;
+  /** Everything the service and the CLI printed, at debug level. */
+  let printed: string;
 
-  before(() => {
+  before(async () => {
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-secrets-"));
     fs.mkdirSync(path.join(cwd, "sites"));
     fs.writeFileSync(
@@ -49,82 +65,123 @@ describe("secrets given as ${env:…}, at rest and in logs", function () {
       path.join(repo, "sites", "synced-from-ci.yaml"),
       siteFile("synced-from-ci", "SYNC_TOKEN"),
     );
-  });
-  after(() => fs.rmSync(cwd, { recursive: true, force: true }));
 
-  it("never stores or prints the token in plain text, and rotation keeps it readable", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    let printed = "";
     const service = run(["serve"], cwd, {
       PORT: String(port),
       LOG_LEVEL: "debug",
       STARTUP_TOKEN,
     });
-    await serving(service);
-    const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service.output())?.[1] as string;
-    expect(key, service.output()).to.be.a("string");
-    expect(service.output()).to.include('"applied":1');
-
-    const synced = await runToEnd(["sync", "--remote", url], repo, {
-      SITEVOICE_API_KEY: key,
-      SYNC_TOKEN,
-      LOG_LEVEL: "debug",
-    });
-    expect(synced.code, synced.output).to.equal(0);
-    expect(synced.output).to.include("created synced-from-ci (version 1)");
-
-    const read = async (siteId: string) => {
-      const response = await fetch(`${url}/v1/sites/${siteId}`, {
-        headers: { authorization: `Bearer ${key}` },
+    try {
+      await serving(service);
+      key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service.output())?.[1];
+      synced = await runToEnd(["sync", "--remote", url], repo, {
+        SITEVOICE_API_KEY: key ?? "",
+        SYNC_TOKEN,
+        LOG_LEVEL: "debug",
       });
-      return (
-        (await response.json()) as { data: { adapter: { config: { auth: { value: string } } } } }
-      ).data.adapter.config.auth.value;
-    };
-    expect(await read("loaded-at-start")).to.equal(`••••${STARTUP_TOKEN.slice(-4)}`);
-    expect(await read("synced-from-ci")).to.equal(`••••${SYNC_TOKEN.slice(-4)}`);
-    expect(await stop(service)).to.equal(0);
-    printed += service.output() + synced.output;
-
-    // Every byte the store wrote: the database, its WAL and shared-memory files.
-    const dataDir = path.join(cwd, "data");
-    const stored = fs
+      const read = async (siteId: string) => {
+        const response = await fetch(`${url}/v1/sites/${siteId}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return (
+          (await response.json()) as {
+            data: { adapter: { config: { auth: { value: string } } } };
+          }
+        ).data.adapter.config.auth.value;
+      };
+      masked = {
+        "loaded-at-start": await read("loaded-at-start"),
+        "synced-from-ci": await read("synced-from-ci"),
+      };
+    } finally {
+      stopCode = await stop(service);
+      serviceOutput = service.output();
+    }
+    printed = serviceOutput + synced.output;
+    dataDir = path.join(cwd, "data");
+    stored = fs
       .readdirSync(dataDir)
       .map((name) => fs.readFileSync(path.join(dataDir, name)))
       .reduce((all, bytes) => Buffer.concat([all, bytes]), Buffer.alloc(0));
-    expect(stored.length).to.be.greaterThan(0);
-    for (const token of [STARTUP_TOKEN, SYNC_TOKEN]) {
-      expect(stored.includes(token), `${token} in the data folder`).to.equal(false);
-      expect(printed.includes(token), `${token} in the output`).to.equal(false);
-    }
+  });
+  after(() => fs.rmSync(cwd, { recursive: true, force: true }));
 
-    // Rotate to a new master key; the old one (generated into data/) only opens old seals.
-    const oldKey = fs.readFileSync(path.join(dataDir, "master.key"), "utf8").trim();
-    const newKey = crypto.randomBytes(32).toString("base64");
-    const rotateEnv = { SITEVOICE_MASTER_KEY: newKey, SITEVOICE_OLD_MASTER_KEYS: oldKey };
-    const rotated = await runToEnd(["secrets", "rotate"], cwd, rotateEnv);
-    expect(rotated.code, rotated.output).to.equal(0);
-    expect(rotated.output).to.match(
-      /^re-sealed 2 sites, 2 versions, 0 open sessions and 0 events under key /m,
-    );
+  it("the service prints its first key and applies the file at start-up", () => {
+    expect(key, serviceOutput).to.be.a("string");
+    expect(serviceOutput).to.include('"applied":1');
+  });
+
+  it("sync --remote creates the other site", () => {
+    expect(synced.code, synced.output).to.equal(0);
+    expect(synced.output).to.include("created synced-from-ci (version 1)");
+  });
+
+  it("the API answers both tokens masked", () => {
+    expect(masked["loaded-at-start"]).to.equal(`••••${STARTUP_TOKEN.slice(-4)}`);
+    expect(masked["synced-from-ci"]).to.equal(`••••${SYNC_TOKEN.slice(-4)}`);
+  });
+
+  it("the service exits 0 on SIGTERM", () => {
+    expect(stopCode).to.equal(0);
+  });
+
+  it("the data folder holds what the store wrote", () => {
+    expect(stored.length).to.be.greaterThan(0);
+  });
+
+  for (const [name, token] of [
+    ["the start-up token", STARTUP_TOKEN],
+    ["the synced token", SYNC_TOKEN],
+  ] as const) {
+    it(`${name} is nowhere in the data folder`, () => {
+      expect(stored.includes(token), `${token} in the data folder`).to.equal(false);
+    });
+
+    it(`${name} is nowhere in what the service and the CLI printed`, () => {
+      expect(printed.includes(token), `${token} in the output`).to.equal(false);
+    });
+  }
+
+  describe("after secrets rotate", () => {
+    let newKey: string;
+    let rotated: { code: number | null; output: string };
+    let diffed: { code: number | null; output: string };
+    let wrongToken: { code: number | null; output: string };
+
+    before(async () => {
+      // Rotate to a new master key; the old one (generated into data/) only opens old seals.
+      const oldKey = fs.readFileSync(path.join(dataDir, "master.key"), "utf8").trim();
+      newKey = crypto.randomBytes(32).toString("base64");
+      const rotateEnv = { SITEVOICE_MASTER_KEY: newKey, SITEVOICE_OLD_MASTER_KEYS: oldKey };
+      rotated = await runToEnd(["secrets", "rotate"], cwd, rotateEnv);
+      const onNewKey = { SITEVOICE_DATA_DIR: dataDir, SITEVOICE_MASTER_KEY: newKey };
+      diffed = await runToEnd(["diff", "sites"], repo, { ...onNewKey, SYNC_TOKEN });
+      wrongToken = await runToEnd(["diff", "sites"], repo, {
+        ...onNewKey,
+        SYNC_TOKEN: `${SYNC_TOKEN}x`,
+      });
+    });
+
+    it("re-sealed both sites and their versions", () => {
+      expect(rotated.code, rotated.output).to.equal(0);
+      expect(rotated.output).to.match(
+        /^re-sealed 2 sites, 2 versions, 0 open sessions and 0 events under key /m,
+      );
+    });
 
     // With only the new key, both sites read back, and their secrets still equal the files'
     // resolved values: a diff finds nothing to change.
-    const diffed = await runToEnd(["diff", "sites"], repo, {
-      SITEVOICE_DATA_DIR: dataDir,
-      SITEVOICE_MASTER_KEY: newKey,
-      SYNC_TOKEN,
+    it("keeps the token readable: with the new key alone, diff finds the site unchanged", () => {
+      expect(diffed.code, diffed.output).to.equal(0);
+      expect(diffed.output).to.include(
+        "= synced-from-ci  sites/synced-from-ci.yaml  unchanged (version 1)",
+      );
     });
-    expect(diffed.code, diffed.output).to.equal(0);
-    expect(diffed.output).to.include(
-      "= synced-from-ci  sites/synced-from-ci.yaml  unchanged (version 1)",
-    );
-    const wrongToken = await runToEnd(["diff", "sites"], repo, {
-      SITEVOICE_DATA_DIR: dataDir,
-      SITEVOICE_MASTER_KEY: newKey,
-      SYNC_TOKEN: `${SYNC_TOKEN}x`,
+
+    it("with the new key alone, diff sees another token as a change", () => {
+      expect(wrongToken.output).to.include("~ adapter.config.auth.value");
     });
-    expect(wrongToken.output).to.include("~ adapter.config.auth.value");
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Sessions that go quiet: the sweeper ends them as session_end would (duration up to the last
  * signed call, `conversation.ended` once), forgets hashed IPs after an hour and drops transcripts
- * past their retention. A clock is injected; the store is real.
+ * past their retention. A clock is injected; the store is real, and new for every test.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
@@ -9,6 +9,7 @@ import pino from "pino";
 import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { migrate, openDatabase } from "../core/store/database.ts";
+import type { SessionRow } from "../core/store/repos/sessions-repo.ts";
 import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
 import { SessionService } from "../core/widget/session-service.ts";
@@ -28,10 +29,22 @@ const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 describe("the session sweeper", function () {
   let database: TestDatabase | undefined;
   let store: Store;
-  let clock = Date.parse("2026-11-21T10:00:00.000Z");
+  /** This test's clock, from the same start every time. */
+  let clock: number;
   const now = () => clock;
+  let events: EventBus;
+  let sessions: SessionService;
+  /** One run of the sweeper over this test's store. */
+  let sweep: () => Promise<number>;
+  const seen: BusEvent[] = [];
+  let session: SessionRow;
+  let signature: string;
+  const body = Buffer.from("{}");
 
-  before(async function () {
+  // A fresh store for every test, with a session last seen at +10 minutes and a transcript kept
+  // until +40 minutes.
+  beforeEach(async function () {
+    clock = Date.parse("2026-11-21T10:00:00.000Z");
     database = await createTestDatabase(sqlite);
     if (database === undefined) missing(this, sqlite.label);
     store = new Store(openDatabase(loadSettings({ DATABASE_URL: database.url }).database));
@@ -53,32 +66,26 @@ describe("the session sweeper", function () {
       created_at: clock,
       updated_at: clock,
     });
-  });
-  after(async () => {
-    await store?.close();
-    await database?.drop();
-  });
 
-  it("ends an idle session once, with its duration up to the last signed call", async () => {
     const logger = pino({ level: "silent" });
     const ring = keyRing(crypto.randomBytes(32));
-    const events = new EventBus(store, ring, { logger, now });
-    const sessions = new SessionService(store, ring, now);
-    const sweep = () =>
+    events = new EventBus(store, ring, { logger, now });
+    sessions = new SessionService(store, ring, now);
+    sweep = () =>
       sweepWidgetData({
         sessions,
         usage: new UsageService({ events, sessions, now }),
         transcripts: new TranscriptService({ store, now }),
       });
-    const seen: BusEvent[] = [];
+    seen.length = 0;
     events.subscribe((e) => seen.push(e));
     const visitor = { ip: "198.51.100.7", userAgent: "Firefox" };
-    const { session, signingSecret } = await sessions.create(
+    const created = await sessions.create(
       { site_id: "sweep-site", workspace_id: "ws_sweep" },
       visitor,
     );
-    const body = Buffer.from("{}");
-    const signature = `sha256=${crypto.createHmac("sha256", signingSecret).update(body).digest("hex")}`;
+    session = created.session;
+    signature = `sha256=${crypto.createHmac("sha256", created.signingSecret).update(body).digest("hex")}`;
     clock += 10 * MINUTE;
     await sessions.verify("sweep-site", session.id, signature, body); // last seen at +10 min
     await store.leads.insertTranscript({
@@ -92,38 +99,74 @@ describe("the session sweeper", function () {
       created_at: clock,
       expires_at: clock + 30 * MINUTE,
     });
+  });
+  afterEach(async () => {
+    await events?.close();
+    await store?.close();
+    await database?.drop();
+  });
 
+  it("leaves a session open after 29 minutes quiet", async () => {
     clock += 29 * MINUTE; // 29 minutes quiet: still open
     expect(await sweep()).to.equal(0);
-    clock += 2 * MINUTE; // 31 minutes quiet
+  });
+
+  it("ends an idle session once, after 31 minutes quiet", async () => {
+    clock += 31 * MINUTE;
     expect(await sweep()).to.equal(1);
     expect(await sweep()).to.equal(0);
-    await events.flush();
+  });
 
-    const [end] = (await store.events.listUsage("sweep-site")).filter(
-      (e) => e.type === "session_end",
-    );
-    expect(end?.duration_seconds).to.equal(600);
-    const ended = seen.filter((e) => e.kind === "service" && e.event.type === "conversation.ended");
-    expect(ended).to.have.length(1);
-    expect((ended[0]?.event as { data: Record<string, unknown> }).data).to.include({
-      session_id: session.id,
-      reason: "idle",
-      duration_seconds: 600,
+  describe("once it swept a session 31 minutes quiet", () => {
+    beforeEach(async () => {
+      clock += 31 * MINUTE;
+      await sweep();
+      await events.flush();
     });
-    expect((await store.sessions.get(session.id))?.ended_at).to.be.a("number");
-    // Past its 30 minutes of retention, the transcript is gone; the IP hash stays an hour.
-    expect(await store.leads.transcriptsOf("sweep-site")).to.deep.equal([]);
-    expect((await store.sessions.get(session.id))?.ip_hash).to.be.a("string");
-    clock += 20 * MINUTE;
-    await sweep();
-    expect((await store.sessions.get(session.id))?.ip_hash).to.equal(null);
-    // The ended session signs nothing any more.
-    let refused: unknown;
-    await sessions
-      .verify("sweep-site", session.id, signature, body)
-      .catch((e: unknown) => (refused = e));
-    expect(refused).to.include({ code: "invalid_signature" });
-    await events.close();
+
+    it("records session_end with its duration up to the last signed call", async () => {
+      const [end] = (await store.events.listUsage("sweep-site")).filter(
+        (e) => e.type === "session_end",
+      );
+      expect(end?.duration_seconds).to.equal(600);
+    });
+
+    it("puts conversation.ended on the bus once, idle, with that duration", () => {
+      const ended = seen.filter(
+        (e) => e.kind === "service" && e.event.type === "conversation.ended",
+      );
+      expect(ended).to.have.length(1);
+      expect((ended[0]?.event as { data: Record<string, unknown> }).data).to.include({
+        session_id: session.id,
+        reason: "idle",
+        duration_seconds: 600,
+      });
+    });
+
+    it("marks the session ended in the store", async () => {
+      expect((await store.sessions.get(session.id))?.ended_at).to.be.a("number");
+    });
+
+    it("drops a transcript past its 30 minutes of retention", async () => {
+      expect(await store.leads.transcriptsOf("sweep-site")).to.deep.equal([]);
+    });
+
+    it("keeps the IP hash for an hour", async () => {
+      expect((await store.sessions.get(session.id))?.ip_hash).to.be.a("string");
+    });
+
+    it("forgets the IP hash on a sweep after the hour", async () => {
+      clock += 20 * MINUTE;
+      await sweep();
+      expect((await store.sessions.get(session.id))?.ip_hash).to.equal(null);
+    });
+
+    it("refuses the ended session's signature", async () => {
+      let refused: unknown;
+      await sessions
+        .verify("sweep-site", session.id, signature, body)
+        .catch((e: unknown) => (refused = e));
+      expect(refused).to.include({ code: "invalid_signature" });
+    });
   });
 });

@@ -1,6 +1,8 @@
 /**
  * The git round trip of issue 3: diff, sync --dry-run, sync, a second sync, pull and prune on a
  * copy of the example sites, against the local store and against a running service over HTTP.
+ * Every test gets a fresh store, service and copy of the files (site ids are unique across
+ * workspaces), and its hooks build the state it starts from, so each runs alone with --grep.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -8,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { installedPlugins } from "./helpers/installed-plugins.ts";
+import type { InstalledPlugins } from "../core/compose.ts";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { pullCommand } from "../core/sites/sync/pull-command.ts";
@@ -31,11 +34,15 @@ const modes = [
 ];
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 
+/** For hooks: a command that must succeed, else the lines it wrote. */
+function succeeded(code: number, lines: string[]): void {
+  if (code !== 0) throw new Error(`the command failed (${code}):\n${lines.join("\n")}`);
+}
+
 for (const mode of modes) {
   describe(`sitevoice diff, sync and pull against ${mode.label}`, function () {
     let database: TestDatabase | undefined;
     let service: TestService;
-    let workspaceId: string;
     let auth: { Authorization: string };
     let dir: string;
     let target: SiteTarget;
@@ -54,11 +61,11 @@ for (const mode of modes) {
       (await request(service.server).get(`/v1/sites/${siteId}/versions`).set(auth).expect(200)).body
         .data as { version: number; source: string; actor: string }[];
 
-    before(async function () {
+    beforeEach(async function () {
       database = await createTestDatabase(sqlite);
       if (database === undefined) missing(this, sqlite.label);
       service = await startTestService(database.url);
-      workspaceId = await service.workspace();
+      const workspaceId = await service.workspace();
       const key = await service.key(workspaceId, { scopes: ["sites:read", "sites:write"] });
       auth = { Authorization: `Bearer ${key}` };
       target = mode.remote
@@ -66,31 +73,30 @@ for (const mode of modes) {
         : localTarget(service.sites, operatorPrincipal(workspaceId, "cli"));
       dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-sync-"));
       fs.cpSync(EXAMPLES, path.join(dir, "sites"), { recursive: true });
-    });
-    beforeEach(() => {
       lines = [];
     });
-    after(async () => {
+    afterEach(async () => {
       await service?.stop();
       await database?.drop();
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it("diff and sync --dry-run plan three new sites and write nothing", async () => {
+    it("diff plans three new sites, showing their fields and the token masked", async () => {
       expect(await diffCommand([], options())).to.equal(0);
       expect(lines).to.include("+ bright-smiles-dental  sites/bright-smiles-dental.yaml  create");
       expect(lines).to.include('    + business_name: "Bright Smiles Dental"');
       expect(lines.at(-2)).to.equal("Plan: 3 to create, 0 to update, 0 unchanged, 0 to delete.");
       // The plan shows the token masked, never in clear.
       expect(lines.join("\n")).not.to.include(TOKEN);
+    });
 
-      lines = [];
+    it("sync --dry-run writes nothing", async () => {
       expect(await syncCommand([], options({ dryRun: true }))).to.equal(0);
       expect(lines.at(-1)).to.equal(`Nothing was applied to ${target.label}.`);
       expect(await target.list()).to.deep.equal([]);
     });
 
-    it("sync creates them as versions from yaml; a second sync makes no new version", async () => {
+    it("sync creates them as version 1 from yaml, the token resolved and answered masked", async () => {
       expect(await syncCommand([], options())).to.equal(0);
       expect(lines).to.include("created nordic-home-shop (version 1)");
       expect((await target.list()).map((s) => s.site_id).sort()).to.deep.equal([
@@ -106,188 +112,270 @@ for (const mode of modes) {
       ).body.data;
       // Resolved from ${env:…}, stored sealed, answered masked.
       expect(site.adapter.config.auth.value).to.equal(`••••${TOKEN.slice(-4)}`);
-
-      lines = [];
-      expect(await syncCommand([], options())).to.equal(0);
-      expect(lines.filter((l) => l.startsWith("= "))).to.have.length(3);
-      expect(lines.at(-1)).to.equal(`Nothing to apply: ${target.label} already matches the files.`);
-      expect(await versions("bright-smiles-dental")).to.have.length(1);
     });
 
-    it("diff shows a changed field; sync applies it as version 2", async () => {
-      const path_ = file("luigis-trattoria.yaml");
-      fs.writeFileSync(
-        path_,
-        fs.readFileSync(path_, "utf8").replace(/^voice: .*$/m, "voice: verse # changed in git"),
-      );
-      expect(await diffCommand([], options())).to.equal(0);
-      const update = lines.find((l) => l.startsWith("~ luigis-trattoria"));
-      expect(update).to.match(/update \(version 1, last changed through yaml\)$/);
-      expect(lines).to.include('    ~ voice: "ballad" → "verse"');
-      lines = [];
-      expect(await syncCommand([], options())).to.equal(0);
-      expect(lines).to.include("updated luigis-trattoria (version 2)");
-      expect((await versions("luigis-trattoria")).map((v) => v.version)).to.deep.equal([2, 1]);
-    });
-
-    it("pull writes API changes into the file, keeping its comments and the secret reference", async () => {
-      const before = fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8");
-      await request(service.server)
-        .patch("/v1/sites/bright-smiles-dental")
-        .set(auth)
-        .send({ voice: "coral", restricted_topics: ["medical diagnosis"], language: "en" })
-        .expect(200);
-      expect(await pullCommand([], options())).to.equal(0);
-      expect(lines).to.include(
-        "= luigis-trattoria  sites/luigis-trattoria.yaml  up to date (version 2)",
-      );
-      expect(lines).to.include('    ~ voice: "shimmer" → "coral"');
-      const after = fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8");
-      // Only the changed lines differ: every comment and the ${env:…} reference survive.
-      const changed = diff(before, after);
-      expect(changed.removed).to.deep.equal([
-        "language: en-US",
-        "voice: shimmer",
-        "  - prescription medication",
-        "  - pricing of other clinics",
-      ]);
-      expect(changed.added).to.deep.equal(["language: en", "voice: coral"]);
-      expect(after).to.include("value: ${env:BRIGHT_SMILES_API_TOKEN:-demo-token}");
-      expect(after).not.to.include(TOKEN);
-      for (const comment of before.split("\n").filter((l) => l.trimStart().startsWith("#"))) {
-        expect(after).to.include(comment);
-      }
-      // The files now match the service: diff plans nothing.
-      lines = [];
-      expect(await diffCommand([], options())).to.equal(0);
-      expect(lines.at(-2)).to.equal("Plan: 0 to create, 0 to update, 3 unchanged, 0 to delete.");
-    });
-
-    it("pull writes a site that has no file yet, with its secrets masked; sync takes it back unchanged", async () => {
-      await request(service.server)
-        .put("/v1/sites/corner-bakery")
-        .set(auth)
-        .send({
-          business_name: "Corner Bakery",
-          business_description: "Bread and cakes",
-          domain: "cornerbakery.example",
-          industry: "restaurant",
-          adapter: {
-            type: "rest",
-            config: {
-              baseUrl: "https://api.cornerbakery.example",
-              auth: { type: "bearer", value: "tok_bakery_9a8b7c6d5e4f" },
-              queryMode: "client-filter",
-            },
-            collections: { menu: { source: "/menu", display_fields: ["name", "price"] } },
-          },
-        })
-        .expect(201);
-      expect(await pullCommand([], options())).to.equal(0);
-      expect(lines).to.include("+ corner-bakery  sites/corner-bakery.yaml  written (version 1)");
-      const written = fs.readFileSync(file("corner-bakery.yaml"), "utf8");
-      expect(written).to.include("value: ••••5e4f");
-      expect(written).not.to.include("tok_bakery_9a8b7c6d5e4f");
-      lines = [];
-      expect(await syncCommand([], options())).to.equal(0);
-      expect(lines).to.include("= corner-bakery  sites/corner-bakery.yaml  unchanged (version 1)");
-    });
-
-    it("refuses a masked secret in a file whose baseUrl now names another host, at its line", async () => {
-      const path_ = file("corner-bakery.yaml");
-      const original = fs.readFileSync(path_, "utf8");
-      expect(original).to.include("value: ••••5e4f");
-      fs.writeFileSync(
-        path_,
-        original.replace("https://api.cornerbakery.example", "https://collector.example"),
-      );
-      expect(await syncCommand([], options())).to.equal(1);
-      expect(lines[0]).to.match(
-        /^sites\/corner-bakery\.yaml:\d+:\d+ {2}adapter\.config\.auth\.value {2}adapter\.config\.auth\.value is masked, but the adapter now points somewhere else/,
-      );
-      const site = (await target.list()).find((s) => s.site_id === "corner-bakery");
-      expect(site?.adapter?.config).to.deep.include({
-        baseUrl: "https://api.cornerbakery.example",
+    describe("after a sync of the files", () => {
+      beforeEach(async () => {
+        succeeded(await syncCommand([], options()), lines);
+        lines = [];
       });
-      fs.writeFileSync(path_, original);
-    });
 
-    it("a site whose file is gone is kept, and deleted only with --prune", async () => {
-      fs.rmSync(file("corner-bakery.yaml"));
-      expect(await syncCommand([], options())).to.equal(0);
-      expect(lines).to.include("! corner-bakery  not in the files  kept (sync --prune deletes it)");
-      expect((await target.list()).map((s) => s.site_id)).to.include("corner-bakery");
-      lines = [];
-      expect(await syncCommand([], options({ prune: true, dryRun: true }))).to.equal(0);
-      expect(lines).to.include("- corner-bakery  not in the files  delete");
-      expect((await target.list()).map((s) => s.site_id)).to.include("corner-bakery");
-      lines = [];
-      expect(await syncCommand([], options({ prune: true }))).to.equal(0);
-      expect(lines).to.include("deleted corner-bakery");
-      expect((await target.list()).map((s) => s.site_id)).not.to.include("corner-bakery");
-    });
-
-    it("refuses the whole run, at the file's line, when a secret variable is not set", async () => {
-      const path_ = file("nordic-home-shop.yaml");
-      const original = fs.readFileSync(path_, "utf8");
-      fs.writeFileSync(
-        path_,
-        original.replace(":-demo}", "}").replace("Nordic Home Shop\n", "Nordic Home\n"),
-      );
-      const code = await syncCommand([], { ...options(), env: { BRIGHT_SMILES_API_TOKEN: TOKEN } });
-      expect(code).to.equal(1);
-      expect(lines[0]).to.match(
-        /^sites\/nordic-home-shop\.yaml:\d+:5 {2}adapter\.config\.connectionString {2}environment variable NORDIC_SHOP_DB_PASSWORD is not set/,
-      );
-      expect(lines.at(-1)).to.equal("1 problem in 1 file; nothing was applied.");
-      const site = (await target.list()).find((s) => s.site_id === "nordic-home-shop");
-      expect(site?.business_name).to.equal("Nordic Home Shop");
-      fs.writeFileSync(path_, original);
-    });
-
-    it("maps a refusal of the service to the line of the file", async () => {
-      const path_ = file("luigis-trattoria.yaml");
-      const original = fs.readFileSync(path_, "utf8");
-      fs.writeFileSync(path_, original.replace(/^site_id: .*$/m, "site_id: taken-elsewhere"));
-      const other = await service.workspace();
-      await service.sites.create(operatorPrincipal(other, "test"), {
-        site_id: "taken-elsewhere",
-        business_name: "Other",
-        business_description: "",
-        domain: "other.example",
+      it("a second sync applies nothing and makes no new version", async () => {
+        expect(await syncCommand([], options())).to.equal(0);
+        expect(lines.filter((l) => l.startsWith("= "))).to.have.length(3);
+        expect(lines.at(-1)).to.equal(
+          `Nothing to apply: ${target.label} already matches the files.`,
+        );
+        expect(await versions("bright-smiles-dental")).to.have.length(1);
       });
-      expect(await syncCommand([], options())).to.equal(1);
-      expect(lines[0]).to.match(
-        /^sites\/luigis-trattoria\.yaml:\d+:1 {2}site_id {2}A site with site_id 'taken-elsewhere' already exists$/,
-      );
-      fs.writeFileSync(path_, original);
+
+      it("refuses the whole run, at the file's line, when a secret variable is not set", async () => {
+        const path_ = file("nordic-home-shop.yaml");
+        const original = fs.readFileSync(path_, "utf8");
+        fs.writeFileSync(
+          path_,
+          original.replace(":-demo}", "}").replace("Nordic Home Shop\n", "Nordic Home\n"),
+        );
+        const code = await syncCommand([], {
+          ...options(),
+          env: { BRIGHT_SMILES_API_TOKEN: TOKEN },
+        });
+        expect(code).to.equal(1);
+        expect(lines[0]).to.match(
+          /^sites\/nordic-home-shop\.yaml:\d+:5 {2}adapter\.config\.connectionString {2}environment variable NORDIC_SHOP_DB_PASSWORD is not set/,
+        );
+        expect(lines.at(-1)).to.equal("1 problem in 1 file; nothing was applied.");
+        const site = (await target.list()).find((s) => s.site_id === "nordic-home-shop");
+        expect(site?.business_name).to.equal("Nordic Home Shop");
+      });
+
+      it("maps a refusal of the service to the line of the file", async () => {
+        const path_ = file("luigis-trattoria.yaml");
+        const original = fs.readFileSync(path_, "utf8");
+        fs.writeFileSync(path_, original.replace(/^site_id: .*$/m, "site_id: taken-elsewhere"));
+        const other = await service.workspace();
+        await service.sites.create(operatorPrincipal(other, "test"), {
+          site_id: "taken-elsewhere",
+          business_name: "Other",
+          business_description: "",
+          domain: "other.example",
+        });
+        expect(await syncCommand([], options())).to.equal(1);
+        expect(lines[0]).to.match(
+          /^sites\/luigis-trattoria\.yaml:\d+:1 {2}site_id {2}A site with site_id 'taken-elsewhere' already exists$/,
+        );
+      });
+
+      describe("and a field changed in a file", () => {
+        beforeEach(() => {
+          const path_ = file("luigis-trattoria.yaml");
+          fs.writeFileSync(
+            path_,
+            fs.readFileSync(path_, "utf8").replace(/^voice: .*$/m, "voice: verse # changed in git"),
+          );
+        });
+
+        it("diff shows the changed field", async () => {
+          expect(await diffCommand([], options())).to.equal(0);
+          const update = lines.find((l) => l.startsWith("~ luigis-trattoria"));
+          expect(update).to.match(/update \(version 1, last changed through yaml\)$/);
+          expect(lines).to.include('    ~ voice: "ballad" → "verse"');
+        });
+
+        it("sync applies it as version 2", async () => {
+          expect(await syncCommand([], options())).to.equal(0);
+          expect(lines).to.include("updated luigis-trattoria (version 2)");
+          expect((await versions("luigis-trattoria")).map((v) => v.version)).to.deep.equal([2, 1]);
+        });
+      });
+
+      describe("and a change through the API, pulled", () => {
+        let original: string;
+        let pullCode: number;
+        let pulled: string[];
+
+        beforeEach(async () => {
+          original = fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8");
+          await request(service.server)
+            .patch("/v1/sites/bright-smiles-dental")
+            .set(auth)
+            .send({ voice: "coral", restricted_topics: ["medical diagnosis"], language: "en" })
+            .expect(200);
+          pullCode = await pullCommand([], options());
+          pulled = lines;
+          lines = [];
+        });
+
+        it("pull reports the changed fields and the sites already up to date", () => {
+          expect(pullCode).to.equal(0);
+          expect(pulled).to.include(
+            "= luigis-trattoria  sites/luigis-trattoria.yaml  up to date (version 1)",
+          );
+          expect(pulled).to.include('    ~ voice: "shimmer" → "coral"');
+        });
+
+        it("pull changes only the changed lines, keeping every comment and the secret reference", () => {
+          const after = fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8");
+          const changed = diff(original, after);
+          expect(changed.removed).to.deep.equal([
+            "language: en-US",
+            "voice: shimmer",
+            "  - prescription medication",
+            "  - pricing of other clinics",
+          ]);
+          expect(changed.added).to.deep.equal(["language: en", "voice: coral"]);
+          expect(after).to.include("value: ${env:BRIGHT_SMILES_API_TOKEN:-demo-token}");
+          expect(after).not.to.include(TOKEN);
+          const comments = original.split("\n").filter((l) => l.trimStart().startsWith("#"));
+          expect(after.split("\n")).to.include.members(comments);
+        });
+
+        it("after the pull, diff plans nothing: the files match the service", async () => {
+          expect(await diffCommand([], options())).to.equal(0);
+          expect(lines.at(-2)).to.equal(
+            "Plan: 0 to create, 0 to update, 3 unchanged, 0 to delete.",
+          );
+        });
+      });
+
+      describe("and a site created through the API, pulled into a file of its own", () => {
+        let pullCode: number;
+        let pulled: string[];
+
+        beforeEach(async () => {
+          await request(service.server)
+            .put("/v1/sites/corner-bakery")
+            .set(auth)
+            .send({
+              business_name: "Corner Bakery",
+              business_description: "Bread and cakes",
+              domain: "cornerbakery.example",
+              industry: "restaurant",
+              adapter: {
+                type: "rest",
+                config: {
+                  baseUrl: "https://api.cornerbakery.example",
+                  auth: { type: "bearer", value: "tok_bakery_9a8b7c6d5e4f" },
+                  queryMode: "client-filter",
+                },
+                collections: { menu: { source: "/menu", display_fields: ["name", "price"] } },
+              },
+            })
+            .expect(201);
+          pullCode = await pullCommand([], options());
+          pulled = lines;
+          lines = [];
+        });
+
+        it("pull writes the site's file, with its secrets masked", () => {
+          expect(pullCode).to.equal(0);
+          expect(pulled).to.include(
+            "+ corner-bakery  sites/corner-bakery.yaml  written (version 1)",
+          );
+          const written = fs.readFileSync(file("corner-bakery.yaml"), "utf8");
+          expect(written).to.include("value: ••••5e4f");
+          expect(written).not.to.include("tok_bakery_9a8b7c6d5e4f");
+        });
+
+        it("sync takes the written file back unchanged", async () => {
+          expect(await syncCommand([], options())).to.equal(0);
+          expect(lines).to.include(
+            "= corner-bakery  sites/corner-bakery.yaml  unchanged (version 1)",
+          );
+        });
+
+        it("refuses a masked secret in a file whose baseUrl now names another host, at its line", async () => {
+          const path_ = file("corner-bakery.yaml");
+          const original = fs.readFileSync(path_, "utf8");
+          expect(original).to.include("value: ••••5e4f");
+          fs.writeFileSync(
+            path_,
+            original.replace("https://api.cornerbakery.example", "https://collector.example"),
+          );
+          expect(await syncCommand([], options())).to.equal(1);
+          expect(lines[0]).to.match(
+            /^sites\/corner-bakery\.yaml:\d+:\d+ {2}adapter\.config\.auth\.value {2}adapter\.config\.auth\.value is masked, but the adapter now points somewhere else/,
+          );
+          const site = (await target.list()).find((s) => s.site_id === "corner-bakery");
+          expect(site?.adapter?.config).to.deep.include({
+            baseUrl: "https://api.cornerbakery.example",
+          });
+        });
+
+        describe("whose file is then removed", () => {
+          beforeEach(() => {
+            fs.rmSync(file("corner-bakery.yaml"));
+          });
+
+          it("sync keeps the site", async () => {
+            expect(await syncCommand([], options())).to.equal(0);
+            expect(lines).to.include(
+              "! corner-bakery  not in the files  kept (sync --prune deletes it)",
+            );
+            expect((await target.list()).map((s) => s.site_id)).to.include("corner-bakery");
+          });
+
+          it("sync --prune --dry-run plans its delete and keeps it", async () => {
+            expect(await syncCommand([], options({ prune: true, dryRun: true }))).to.equal(0);
+            expect(lines).to.include("- corner-bakery  not in the files  delete");
+            expect((await target.list()).map((s) => s.site_id)).to.include("corner-bakery");
+          });
+
+          it("sync --prune deletes it", async () => {
+            expect(await syncCommand([], options({ prune: true }))).to.equal(0);
+            expect(lines).to.include("deleted corner-bakery");
+            expect((await target.list()).map((s) => s.site_id)).not.to.include("corner-bakery");
+          });
+        });
+      });
     });
   });
 }
 
 describe("sitevoice sync --remote errors", () => {
-  it("names an unreachable service and a refused key", async function () {
-    const lines: string[] = [];
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-sync-"));
+  let lines: string[];
+  let dir: string;
+  let rules: InstalledPlugins["rules"];
+  const run = (target: SiteTarget) =>
+    syncCommand([], { cwd: dir, out: (l) => lines.push(l), target, env, rules });
+
+  before(async () => {
+    ({ rules } = await installedPlugins({}));
+  });
+  beforeEach(() => {
+    lines = [];
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-sync-"));
     fs.cpSync(EXAMPLES, path.join(dir, "sites"), { recursive: true });
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names an unreachable service", async () => {
     const unreachable = remoteTarget("http://127.0.0.1:9", "vk_test_x");
-    const { rules } = await installedPlugins({});
-    const run = (target: SiteTarget) =>
-      syncCommand([], { cwd: dir, out: (l) => lines.push(l), target, env, rules });
     expect((await rejection(run(unreachable))).message).to.match(
       /^cannot reach http:\/\/127\.0\.0\.1:9: /,
     );
-    const database = await createTestDatabase(sqlite);
-    if (database === undefined) missing(this, sqlite.label);
-    const service = await startTestService(database!.url);
-    try {
+  });
+
+  describe("against a running service", () => {
+    let database: TestDatabase | undefined;
+    let service: TestService;
+
+    before(async function () {
+      database = await createTestDatabase(sqlite);
+      if (database === undefined) missing(this, sqlite.label);
+      service = await startTestService(database.url);
+    });
+    after(async () => {
+      await service?.stop();
+      await database?.drop();
+    });
+
+    it("names a refused key", async () => {
       const refused = await rejection(run(remoteTarget(service.url, "vk_test_wrong")));
       expect(refused).to.include({ name: "ServiceError", code: "unauthorized" });
-    } finally {
-      await service.stop();
-      await database?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -307,20 +395,15 @@ function diff(before: string, after: string) {
   return { removed: a.filter((l) => !b.includes(l)), added: b.filter((l) => !a.includes(l)) };
 }
 
+/**
+ * One scenario, in the hooks: a first start on the example files, an edit through the API, then
+ * a file changed, a broken file added and a restart. The tests read what each start left.
+ */
 describe("npm start loads sites/ into the default workspace", function () {
   let database: TestDatabase | undefined;
   let dir: string;
-
-  before(async function () {
-    database = await createTestDatabase(sqlite);
-    if (database === undefined) missing(this, sqlite.label);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-load-"));
-    fs.cpSync(EXAMPLES, dir, { recursive: true });
-  });
-  after(async () => {
-    await database?.drop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  let firstIds: string[];
+  let restarted: TestService | undefined;
 
   const masterKey = crypto.randomBytes(32).toString("base64"); // the same on both starts
   const start = () =>
@@ -330,18 +413,19 @@ describe("npm start loads sites/ into the default workspace", function () {
       .map((s) => s.site_id)
       .sort();
 
-  it("applies the example files on start, changes to them on restart, never over API edits", async () => {
-    let service = await start();
+  before(async function () {
+    database = await createTestDatabase(sqlite);
+    if (database === undefined) missing(this, sqlite.label);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-load-"));
+    fs.cpSync(EXAMPLES, dir, { recursive: true });
+
+    const first = await start();
     try {
-      expect(await ids(service)).to.deep.equal([
-        "bright-smiles-dental",
-        "luigis-trattoria",
-        "nordic-home-shop",
-      ]);
-      const principal = operatorPrincipal(service.boot.workspaceId, "test");
-      await service.sites.patch(principal, "nordic-home-shop", { voice: "coral" });
+      firstIds = await ids(first);
+      const principal = operatorPrincipal(first.boot.workspaceId, "test");
+      await first.sites.patch(principal, "nordic-home-shop", { voice: "coral" });
     } finally {
-      await service.stop();
+      await first.stop();
     }
 
     const luigis = path.join(dir, "luigis-trattoria.yaml");
@@ -350,21 +434,45 @@ describe("npm start loads sites/ into the default workspace", function () {
       fs.readFileSync(luigis, "utf8").replace(/^voice: .*$/m, "voice: sage"),
     );
     fs.writeFileSync(path.join(dir, "broken.yaml"), "business_name: [unclosed\n");
-    service = await start();
-    try {
-      const principal = operatorPrincipal(service.boot.workspaceId, "test");
-      // The file changed and nobody edited the site since: applied.
-      expect((await service.sites.get(principal, "luigis-trattoria")).voice).to.equal("sage");
-      // Edited through the API since its file was applied: left as it is.
-      expect((await service.sites.get(principal, "nordic-home-shop")).voice).to.equal("coral");
-      // Unchanged file: no new version; a broken file is skipped and the service still starts.
-      const versions = await service.sites.versions(principal, "bright-smiles-dental", {
-        limit: 10,
-      });
-      expect(versions.items.map((v) => v.version)).to.deep.equal([1]);
-      expect(versions.items[0]?.actor).to.equal("operator:startup");
-    } finally {
-      await service.stop();
-    }
+    restarted = await start();
+  });
+  after(async () => {
+    await restarted?.stop();
+    await database?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const principal = () => operatorPrincipal(restarted!.boot.workspaceId, "test");
+
+  it("applies the example files on the first start", () => {
+    expect(firstIds).to.deep.equal([
+      "bright-smiles-dental",
+      "luigis-trattoria",
+      "nordic-home-shop",
+    ]);
+  });
+
+  it("applies a file changed since on restart, when nobody edited its site", async () => {
+    expect((await restarted!.sites.get(principal(), "luigis-trattoria")).voice).to.equal("sage");
+  });
+
+  it("leaves a site edited through the API since its file was applied as it is", async () => {
+    expect((await restarted!.sites.get(principal(), "nordic-home-shop")).voice).to.equal("coral");
+  });
+
+  it("makes no new version of a site whose file did not change", async () => {
+    const versions = await restarted!.sites.versions(principal(), "bright-smiles-dental", {
+      limit: 10,
+    });
+    expect(versions.items.map((v) => v.version)).to.deep.equal([1]);
+    expect(versions.items[0]?.actor).to.equal("operator:startup");
+  });
+
+  it("skips a broken file and still starts, with the other sites", async () => {
+    expect(await ids(restarted!)).to.deep.equal([
+      "bright-smiles-dental",
+      "luigis-trattoria",
+      "nordic-home-shop",
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The sites API over real HTTP, on each of the three databases: the happy path and every error
- * path with its code.
+ * path with its code. Every test works in a workspace of its own, with a key of its own, and
+ * creates in hooks the sites it starts from, so each runs alone with --grep.
  */
 import { expect } from "chai";
 import request from "supertest";
@@ -39,9 +40,14 @@ for (const target of databaseTargets) {
   describe(`sites API on ${target.label}`, function () {
     let database: TestDatabase | undefined;
     let service: TestService;
+    /** This test's workspace and a key of it with every scope. */
     let workspace: string;
     let key: string;
     const auth = () => ({ Authorization: `Bearer ${key}` });
+    /** POST /v1/sites in this test's workspace, expecting 201; the site created. */
+    const create = async (body: object) =>
+      (await request(service.server).post("/v1/sites").set(auth()).send(body).expect(201)).body
+        .data;
 
     before(async function () {
       database = await createTestDatabase(target);
@@ -49,6 +55,8 @@ for (const target of databaseTargets) {
       service = await startTestService(database.url, {
         SITEVOICE_PLUGINS: "sitevoice-adapter-example",
       });
+    });
+    beforeEach(async () => {
       workspace = await service.workspace();
       key = await service.key(workspace);
     });
@@ -82,127 +90,159 @@ for (const target of databaseTargets) {
         expect(res.body.meta.version).to.equal(1);
       });
 
-      it("reads, patches (a new version each time, none when nothing changes) and deletes", async () => {
-        const created = (
+      describe("a created site", () => {
+        let created: { site_id: string } & Record<string, unknown>;
+        let id: string;
+
+        beforeEach(async () => {
+          created = await create({ ...dental, domain: "crud.example" });
+          id = created.site_id;
+        });
+
+        it("reads as it was created", async () => {
+          const read = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(200);
+          expect(read.body.data).to.deep.equal(created);
+        });
+
+        it("patches as version 2, normalising the domains and keeping the rest", async () => {
+          const patched = await request(service.server)
+            .patch(`/v1/sites/${id}`)
+            .set(auth())
+            .send({ additional_domains: ["WWW.crud.example"], personality: "Warm and brief." })
+            .expect(200);
+          expect(patched.body.data.additional_domains).to.deep.equal(["www.crud.example"]);
+          expect(patched.body.data.personality).to.equal("Warm and brief.");
+          expect(patched.body.data.business_name).to.equal(dental.business_name);
+          expect(patched.body.meta.version).to.equal(2);
+        });
+
+        it("makes no new version for a patch that changes nothing", async () => {
           await request(service.server)
+            .patch(`/v1/sites/${id}`)
+            .set(auth())
+            .send({ personality: "Warm and brief." })
+            .expect(200);
+          const again = await request(service.server)
+            .patch(`/v1/sites/${id}`)
+            .set(auth())
+            .send({ personality: "Warm and brief." })
+            .expect(200);
+          expect(again.body.meta.version).to.equal(2);
+          const versions = await service.store.sites.listVersions(id);
+          expect(versions.map((v) => [v.version, v.source])).to.deep.equal([
+            [2, "api"],
+            [1, "api"],
+          ]);
+        });
+
+        it("deletes it; a read after is 404 not_found", async () => {
+          const deleted = await request(service.server)
+            .delete(`/v1/sites/${id}`)
+            .set(auth())
+            .expect(200);
+          expect(deleted.body.data).to.deep.equal({ site_id: id, deleted: true });
+          const gone = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(404);
+          expect(gone.body.error.code).to.equal("not_found");
+        });
+      });
+
+      describe("listing three sites", () => {
+        const names = (res: request.Response) =>
+          res.body.data.map((s: { business_name: string }) => s.business_name);
+        const list = (query: string) =>
+          request(service.server).get(`/v1/sites${query}`).set(auth()).expect(200);
+
+        beforeEach(async () => {
+          for (const n of [1, 2, 3]) {
+            await create({ ...dental, business_name: `Clinic ${n}`, domain: `clinic${n}.example` });
+          }
+        });
+
+        it("pages with limit and cursor", async () => {
+          const first = await list("?limit=2");
+          expect(names(first)).to.deep.equal(["Clinic 1", "Clinic 2"]);
+          expect(first.body.meta.next_cursor).to.be.a("string");
+          const second = await list(`?limit=2&cursor=${first.body.meta.next_cursor}`);
+          expect(names(second)).to.deep.equal(["Clinic 3"]);
+          expect(second.body.meta.next_cursor).to.equal(null);
+        });
+
+        it("filters by q on the domain, ignoring case", async () => {
+          const q = await list("?q=CLINIC2");
+          expect(q.body.data.map((s: { domain: string }) => s.domain)).to.deep.equal([
+            "clinic2.example",
+          ]);
+        });
+
+        it("filters by q on the name", async () => {
+          expect(names(await list("?q=Clinic%203"))).to.deep.equal(["Clinic 3"]);
+        });
+
+        it("takes % in q as itself, not as a wildcard", async () => {
+          const wild = await list("?q=%25");
+          expect(wild.body.data).to.deep.equal([]);
+        });
+      });
+
+      describe("a site with a secret", () => {
+        const token = "tok_live_abcdefghijklmnop1234";
+        let res: request.Response;
+        let site: { site_id: string; adapter: ReturnType<typeof restAdapter> };
+
+        beforeEach(async () => {
+          res = await request(service.server)
             .post("/v1/sites")
             .set(auth())
-            .send({ ...dental, domain: "crud.example" })
-            .expect(201)
-        ).body.data;
-        const id = created.site_id as string;
-
-        const read = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(200);
-        expect(read.body.data).to.deep.equal(created);
-
-        const patched = await request(service.server)
-          .patch(`/v1/sites/${id}`)
-          .set(auth())
-          .send({ additional_domains: ["WWW.crud.example"], personality: "Warm and brief." })
-          .expect(200);
-        expect(patched.body.data.additional_domains).to.deep.equal(["www.crud.example"]);
-        expect(patched.body.data.personality).to.equal("Warm and brief.");
-        expect(patched.body.data.business_name).to.equal(dental.business_name);
-        expect(patched.body.meta.version).to.equal(2);
-
-        const again = await request(service.server)
-          .patch(`/v1/sites/${id}`)
-          .set(auth())
-          .send({ personality: "Warm and brief." })
-          .expect(200);
-        expect(again.body.meta.version).to.equal(2);
-        const versions = await service.store.sites.listVersions(id);
-        expect(versions.map((v) => [v.version, v.source])).to.deep.equal([
-          [2, "api"],
-          [1, "api"],
-        ]);
-
-        const deleted = await request(service.server)
-          .delete(`/v1/sites/${id}`)
-          .set(auth())
-          .expect(200);
-        expect(deleted.body.data).to.deep.equal({ site_id: id, deleted: true });
-        const gone = await request(service.server).get(`/v1/sites/${id}`).set(auth()).expect(404);
-        expect(gone.body.error.code).to.equal("not_found");
-      });
-
-      it("lists with limit and cursor, and filters by q on name or domain", async () => {
-        const ws = await service.workspace();
-        const k = await service.key(ws);
-        for (const n of [1, 2, 3]) {
-          await request(service.server)
-            .post("/v1/sites")
-            .set({ Authorization: `Bearer ${k}` })
-            .send({ ...dental, business_name: `Clinic ${n}`, domain: `clinic${n}.example` })
+            .send({
+              ...dental,
+              domain: "secret.example",
+              adapter: restAdapter("https://api.secret.example/v1", token),
+            })
             .expect(201);
-        }
-        const first = await request(service.server)
-          .get("/v1/sites?limit=2")
-          .set({ Authorization: `Bearer ${k}` })
-          .expect(200);
-        expect(
-          first.body.data.map((s: { business_name: string }) => s.business_name),
-        ).to.deep.equal(["Clinic 1", "Clinic 2"]);
-        expect(first.body.meta.next_cursor).to.be.a("string");
-        const second = await request(service.server)
-          .get(`/v1/sites?limit=2&cursor=${first.body.meta.next_cursor}`)
-          .set({ Authorization: `Bearer ${k}` })
-          .expect(200);
-        expect(
-          second.body.data.map((s: { business_name: string }) => s.business_name),
-        ).to.deep.equal(["Clinic 3"]);
-        expect(second.body.meta.next_cursor).to.equal(null);
-        const q = await request(service.server)
-          .get("/v1/sites?q=CLINIC2")
-          .set({ Authorization: `Bearer ${k}` })
-          .expect(200);
-        expect(q.body.data.map((s: { domain: string }) => s.domain)).to.deep.equal([
-          "clinic2.example",
-        ]);
-        const wild = await request(service.server)
-          .get("/v1/sites?q=%25")
-          .set({ Authorization: `Bearer ${k}` })
-          .expect(200);
-        expect(wild.body.data).to.deep.equal([]);
+          site = res.body.data;
+        });
+
+        it("masks the secret in the answer to the create and to a read", async () => {
+          expect(site.adapter.config.auth.value).to.equal("••••1234");
+          expect(JSON.stringify(res.body)).not.to.include(token);
+          const read = await request(service.server)
+            .get(`/v1/sites/${site.site_id}`)
+            .set(auth())
+            .expect(200);
+          expect(read.body.data.adapter.config.auth.value).to.equal("••••1234");
+          expect(JSON.stringify(read.body)).not.to.include(token);
+        });
+
+        it("seals the secret at rest", async () => {
+          const row = await service.store.sites.get(site.site_id);
+          expect(row?.config).not.to.include(token);
+          expect(row?.config).to.include("enc:v1:");
+        });
+
+        it("keeps it when the masked value comes back: the read adapter sent back is no change", async () => {
+          const same = await request(service.server)
+            .patch(`/v1/sites/${site.site_id}`)
+            .set(auth())
+            .send({ adapter: site.adapter })
+            .expect(200);
+          expect(same.body.meta.version).to.equal(1);
+        });
+
+        it("takes a new token as a change, and masks it too", async () => {
+          const changed = await request(service.server)
+            .patch(`/v1/sites/${site.site_id}`)
+            .set(auth())
+            .send({
+              adapter: restAdapter(
+                "https://api.secret.example/v1",
+                "tok_live_zzzzzzzzzzzzzzzz9876",
+              ),
+            })
+            .expect(200);
+          expect(changed.body.meta.version).to.equal(2);
+          expect(changed.body.data.adapter.config.auth.value).to.equal("••••9876");
+        });
       });
-
-      it("masks secrets on every read, seals them at rest, and keeps them when the masked value comes back", async () => {
-        const token = "tok_live_abcdefghijklmnop1234";
-        const res = await request(service.server)
-          .post("/v1/sites")
-          .set(auth())
-          .send({
-            ...dental,
-            domain: "secret.example",
-            adapter: restAdapter("https://api.secret.example/v1", token),
-          })
-          .expect(201);
-        const site = res.body.data;
-        expect(site.adapter.config.auth.value).to.equal("••••1234");
-        expect(JSON.stringify(res.body)).not.to.include(token);
-        const row = await service.store.sites.get(site.site_id);
-        expect(row?.config).not.to.include(token);
-        expect(row?.config).to.include("enc:v1:");
-
-        // Sending the read adapter back unchanged is no change at all.
-        const same = await request(service.server)
-          .patch(`/v1/sites/${site.site_id}`)
-          .set(auth())
-          .send({ adapter: site.adapter })
-          .expect(200);
-        expect(same.body.meta.version).to.equal(1);
-        // A new token is a change, and is masked too.
-        const changed = await request(service.server)
-          .patch(`/v1/sites/${site.site_id}`)
-          .set(auth())
-          .send({
-            adapter: restAdapter("https://api.secret.example/v1", "tok_live_zzzzzzzzzzzzzzzz9876"),
-          })
-          .expect(200);
-        expect(changed.body.meta.version).to.equal(2);
-        expect(changed.body.data.adapter.config.auth.value).to.equal("••••9876");
-      });
-
       describe("a masked secret is bound to its destination", () => {
         const token = "tok_live_abcdefghijklmnop5678";
         let siteId: string;
@@ -285,25 +325,35 @@ for (const target of databaseTargets) {
           expect(await storedToken()).to.equal(token);
         });
 
-        it("PUT (and its dry run): a masked token with another host is 422", async () => {
-          const whole = {
-            ...dental,
-            domain: (await service.store.sites.get(siteId))?.domain,
-            adapter: { ...read.adapter, config: { ...read.adapter.config } },
-          };
-          whole.adapter.config.baseUrl = "https://attacker.example/v1";
-          const plan = await request(service.server)
-            .put(`/v1/sites/${siteId}?dry_run=true`)
-            .set(auth())
-            .send(whole)
-            .expect(422);
-          expect(plan.body.error.details.field).to.equal("adapter.config.auth.value");
-          await request(service.server)
-            .put(`/v1/sites/${siteId}`)
-            .set(auth())
-            .send(whole)
-            .expect(422);
-          expect((await service.store.sites.get(siteId))?.version).to.equal(1);
+        describe("PUT of the whole site with a masked token and another host", () => {
+          let whole: typeof dental & { adapter: ReturnType<typeof restAdapter> };
+
+          beforeEach(async () => {
+            whole = {
+              ...dental,
+              domain: (await service.store.sites.get(siteId))!.domain,
+              adapter: { ...read.adapter, config: { ...read.adapter.config } },
+            };
+            whole.adapter.config.baseUrl = "https://attacker.example/v1";
+          });
+
+          it("PUT ?dry_run=true: 422 naming the secret", async () => {
+            const plan = await request(service.server)
+              .put(`/v1/sites/${siteId}?dry_run=true`)
+              .set(auth())
+              .send(whole)
+              .expect(422);
+            expect(plan.body.error.details.field).to.equal("adapter.config.auth.value");
+          });
+
+          it("PUT: 422, and no new version", async () => {
+            await request(service.server)
+              .put(`/v1/sites/${siteId}`)
+              .set(auth())
+              .send(whole)
+              .expect(422);
+            expect((await service.store.sites.get(siteId))?.version).to.equal(1);
+          });
         });
 
         it("PATCH: a connection string's masked password does not follow another host", async () => {
@@ -357,7 +407,7 @@ for (const target of databaseTargets) {
     });
 
     describe("errors", () => {
-      it("400 invalid_request with details.field for a missing or malformed field", async () => {
+      it("400 invalid_request with details.field for a missing field", async () => {
         const { domain: _omit, ...noDomain } = dental;
         const missingField = await request(service.server)
           .post("/v1/sites")
@@ -368,14 +418,18 @@ for (const target of databaseTargets) {
         expect(missingField.body.error.code).to.equal("invalid_request");
         expect(missingField.body.error.details.field).to.equal("domain");
         expect(missingField.body.meta.request_id).to.match(/^req_/);
+      });
 
+      it("400 invalid_request with details.field for a malformed field", async () => {
         const badHost = await request(service.server)
           .post("/v1/sites")
           .set(auth())
           .send({ ...dental, domain: "not a host" })
           .expect(400);
         expect(badHost.body.error.details.field).to.equal("domain");
+      });
 
+      it("400 invalid_request with details.field for a field the schema does not have", async () => {
         const unknown = await request(service.server)
           .post("/v1/sites")
           .set(auth())
@@ -384,7 +438,7 @@ for (const target of databaseTargets) {
         expect(unknown.body.error.details.field).to.equal("colour");
       });
 
-      it("400 for malformed JSON, a bad limit and a forged cursor", async () => {
+      it("400 invalid_request for malformed JSON", async () => {
         const bad = await request(service.server)
           .post("/v1/sites")
           .set(auth())
@@ -393,11 +447,17 @@ for (const target of databaseTargets) {
           .expect(400);
         expect(bad.body.error.code).to.equal("invalid_request");
         expect(bad.body.error.details.field).to.equal("body");
+      });
+
+      it("400 for a limit over 200", async () => {
         const limit = await request(service.server)
           .get("/v1/sites?limit=201")
           .set(auth())
           .expect(400);
         expect(limit.body.error.details.field).to.equal("limit");
+      });
+
+      it("400 for a forged cursor", async () => {
         const cursor = await request(service.server)
           .get("/v1/sites?cursor=bm90LWEtY3Vyc29y")
           .set(auth())
@@ -405,26 +465,37 @@ for (const target of databaseTargets) {
         expect(cursor.body.error.details.field).to.equal("cursor");
       });
 
-      it("401 unauthorized for a missing, malformed, unknown or revoked key", async () => {
+      it("401 unauthorized for a missing key", async () => {
         const none = await request(service.server).get("/v1/sites").expect(401);
         expect(none.body.error.code).to.equal("unauthorized");
         expect(none.body.error.message).to.match(/missing/i);
+      });
+
+      it("401 unauthorized for a malformed key", async () => {
         const malformed = await request(service.server)
           .get("/v1/sites")
           .set("Authorization", "Bearer sk_nope")
           .expect(401);
         expect(malformed.body.error.message).to.match(/malformed/i);
+      });
+
+      it("401 unauthorized for a key sent with another scheme than Bearer", async () => {
         const basic = await request(service.server)
           .get("/v1/sites")
           .set("Authorization", `Basic ${key}`)
           .expect(401);
         expect(basic.body.error.code).to.equal("unauthorized");
+      });
+
+      it("401 unauthorized for an unknown key", async () => {
         const unknown = await request(service.server)
           .get("/v1/sites")
           .set("Authorization", `Bearer vk_test_${"A".repeat(32)}`)
           .expect(401);
         expect(unknown.body.error.message).to.match(/unknown/i);
+      });
 
+      it("401 unauthorized for a revoked key that worked before", async () => {
         const doomed = await service.keys.create(workspace, {
           name: "doomed",
           scopes: ["sites:read"],
@@ -442,7 +513,7 @@ for (const target of databaseTargets) {
         expect(revoked.body.error.message).to.match(/revoked/i);
       });
 
-      it("403 forbidden for a missing scope and for a key limited to other sites", async () => {
+      it("403 forbidden for a missing scope, naming it", async () => {
         const readOnly = await service.key(workspace, { scopes: ["sites:read"] });
         const res = await request(service.server)
           .post("/v1/sites")
@@ -451,82 +522,112 @@ for (const target of databaseTargets) {
           .expect(403);
         expect(res.body.error.code).to.equal("forbidden");
         expect(res.body.error.details.required_scope).to.equal("sites:write");
-
-        const mine = (
-          await request(service.server)
-            .post("/v1/sites")
-            .set(auth())
-            .send({ ...dental, domain: "mine.example" })
-            .expect(201)
-        ).body.data;
-        const theirs = (
-          await request(service.server)
-            .post("/v1/sites")
-            .set(auth())
-            .send({ ...dental, domain: "theirs.example" })
-            .expect(201)
-        ).body.data;
-        const tenant = await service.key(workspace, {
-          scopes: ["sites:read", "sites:write"],
-          siteIds: [mine.site_id],
-        });
-        const tenantAuth = { Authorization: `Bearer ${tenant}` };
-        await request(service.server).get(`/v1/sites/${mine.site_id}`).set(tenantAuth).expect(200);
-        await request(service.server)
-          .patch(`/v1/sites/${mine.site_id}`)
-          .set(tenantAuth)
-          .send({ personality: "Hi" })
-          .expect(200);
-        const other = await request(service.server)
-          .get(`/v1/sites/${theirs.site_id}`)
-          .set(tenantAuth)
-          .expect(403);
-        expect(other.body.error.code).to.equal("forbidden");
-        await request(service.server)
-          .delete(`/v1/sites/${theirs.site_id}`)
-          .set(tenantAuth)
-          .expect(403);
-        await request(service.server)
-          .post("/v1/sites")
-          .set(tenantAuth)
-          .send({ ...dental, domain: "new.example" })
-          .expect(403);
-        const listed = await request(service.server).get("/v1/sites").set(tenantAuth).expect(200);
-        expect(listed.body.data.map((s: { site_id: string }) => s.site_id)).to.deep.equal([
-          mine.site_id,
-        ]);
       });
 
-      it("404 for an unknown site, another workspace's site and an unknown route", async () => {
+      describe("a key limited to one site of its workspace", () => {
+        let mine: { site_id: string };
+        let theirs: { site_id: string };
+        let tenantAuth: { Authorization: string };
+
+        beforeEach(async () => {
+          mine = await create({ ...dental, domain: "mine.example" });
+          theirs = await create({ ...dental, domain: "theirs.example" });
+          const tenant = await service.key(workspace, {
+            scopes: ["sites:read", "sites:write"],
+            siteIds: [mine.site_id],
+          });
+          tenantAuth = { Authorization: `Bearer ${tenant}` };
+        });
+
+        it("reads and patches its site", async () => {
+          await request(service.server)
+            .get(`/v1/sites/${mine.site_id}`)
+            .set(tenantAuth)
+            .expect(200);
+          await request(service.server)
+            .patch(`/v1/sites/${mine.site_id}`)
+            .set(tenantAuth)
+            .send({ personality: "Hi" })
+            .expect(200);
+        });
+
+        it("403 forbidden reading another site", async () => {
+          const other = await request(service.server)
+            .get(`/v1/sites/${theirs.site_id}`)
+            .set(tenantAuth)
+            .expect(403);
+          expect(other.body.error.code).to.equal("forbidden");
+        });
+
+        it("403 deleting another site", async () => {
+          await request(service.server)
+            .delete(`/v1/sites/${theirs.site_id}`)
+            .set(tenantAuth)
+            .expect(403);
+        });
+
+        it("403 creating a site", async () => {
+          await request(service.server)
+            .post("/v1/sites")
+            .set(tenantAuth)
+            .send({ ...dental, domain: "new.example" })
+            .expect(403);
+        });
+
+        it("lists only its site", async () => {
+          const listed = await request(service.server).get("/v1/sites").set(tenantAuth).expect(200);
+          expect(listed.body.data.map((s: { site_id: string }) => s.site_id)).to.deep.equal([
+            mine.site_id,
+          ]);
+        });
+      });
+
+      it("404 not_found for an unknown site", async () => {
         const unknown = await request(service.server)
           .get("/v1/sites/site_doesnotexist")
           .set(auth())
           .expect(404);
         expect(unknown.body.error.code).to.equal("not_found");
-        const otherWs = await service.workspace();
-        const otherKey = await service.key(otherWs);
-        const foreign = (
-          await request(service.server)
-            .post("/v1/sites")
-            .set({ Authorization: `Bearer ${otherKey}` })
-            .send({ ...dental, domain: "foreign.example" })
-            .expect(201)
-        ).body.data;
-        const agent = request(service.server);
-        for (const call of [
-          agent.get(`/v1/sites/${foreign.site_id}`),
-          agent.patch(`/v1/sites/${foreign.site_id}`).send({ personality: "x" }),
-          agent.delete(`/v1/sites/${foreign.site_id}`),
-        ]) {
-          const res = await call.set(auth()).expect(404);
-          expect(res.body.error.code).to.equal("not_found");
+      });
+
+      describe("404 not_found for another workspace's site", () => {
+        let foreign: { site_id: string };
+
+        beforeEach(async () => {
+          const otherWs = await service.workspace();
+          const otherKey = await service.key(otherWs);
+          foreign = (
+            await request(service.server)
+              .post("/v1/sites")
+              .set({ Authorization: `Bearer ${otherKey}` })
+              .send({ ...dental, domain: "foreign.example" })
+              .expect(201)
+          ).body.data;
+        });
+
+        const calls = {
+          GET: (agent: ReturnType<typeof request>, id: string) => agent.get(`/v1/sites/${id}`),
+          PATCH: (agent: ReturnType<typeof request>, id: string) =>
+            agent.patch(`/v1/sites/${id}`).send({ personality: "x" }),
+          DELETE: (agent: ReturnType<typeof request>, id: string) =>
+            agent.delete(`/v1/sites/${id}`),
+        };
+        for (const [method, call] of Object.entries(calls)) {
+          it(`404 not_found for ${method} of another workspace's site`, async () => {
+            const res = await call(request(service.server), foreign.site_id)
+              .set(auth())
+              .expect(404);
+            expect(res.body.error.code).to.equal("not_found");
+          });
         }
+      });
+
+      it("404 not_found in the envelope for an unknown route", async () => {
         const route = await request(service.server).get("/v1/nothing-here").expect(404);
         expect(route.body).to.include({ success: false });
         expect(route.body.error.code).to.equal("not_found");
         expect(route.headers["x-request-id"]).to.match(/^req_/);
       });
-
       it("409 conflict for a duplicate site_id", async () => {
         await request(service.server)
           .post("/v1/sites")
@@ -570,7 +671,7 @@ for (const target of databaseTargets) {
         expect(listed.body.data).to.have.length(1);
       });
 
-      it("422 for a REST baseUrl over plain http to another host; localhost and 127.0.0.1 pass", async () => {
+      it("422 for a REST baseUrl over plain http to another host", async () => {
         const res = await request(service.server)
           .post("/v1/sites")
           .set(auth())
@@ -582,20 +683,20 @@ for (const target of databaseTargets) {
           .expect(422);
         expect(res.body.error.code).to.equal("validation_failed");
         expect(res.body.error.details.field).to.equal("adapter.config.baseUrl");
-        for (const [i, base] of ["http://localhost:8080/api", "http://127.0.0.1/api"].entries()) {
+      });
+
+      for (const base of ["http://localhost:8080/api", "http://127.0.0.1/api"]) {
+        it(`accepts a REST baseUrl over plain http to ${new URL(base).host}`, async () => {
           await request(service.server)
             .post("/v1/sites")
             .set(auth())
-            .send({ ...dental, domain: `plain-${i}.example`, adapter: restAdapter(base) })
+            .send({ ...dental, domain: "plain.example", adapter: restAdapter(base) })
             .expect(201);
-        }
-        const created = (
-          await request(service.server)
-            .post("/v1/sites")
-            .set(auth())
-            .send({ ...dental, domain: "later.example" })
-            .expect(201)
-        ).body.data;
+        });
+      }
+
+      it("422 for a PATCH to a REST baseUrl over plain http to a private address", async () => {
+        const created = await create({ ...dental, domain: "later.example" });
         const patch = await request(service.server)
           .patch(`/v1/sites/${created.site_id}`)
           .set(auth())
@@ -619,6 +720,9 @@ for (const target of databaseTargets) {
           field: "adapter.config.dataset",
           plugin: "sitevoice-adapter-example",
         });
+      });
+
+      it("accepts an adapter config that the plugin's configSchema allows, as given", async () => {
         const good = await request(service.server)
           .post("/v1/sites")
           .set(auth())
@@ -644,12 +748,10 @@ for (const target of databaseTargets) {
       });
 
       describe("input rules", () => {
-        /** A POST in a workspace of its own, so no other test's sites are in the way. */
-        const createIn = async (body: object) => {
-          const ws = await service.workspace();
-          const k = { Authorization: `Bearer ${await service.key(ws)}` };
-          return { res: await request(service.server).post("/v1/sites").set(k).send(body), k };
-        };
+        /** A POST in this test's workspace. */
+        const createIn = async (body: object) => ({
+          res: await request(service.server).post("/v1/sites").set(auth()).send(body),
+        });
         const refused = (res: request.Response, status: number, field: string) => {
           expect(res.status, JSON.stringify(res.body)).to.equal(status);
           expect(res.body.success).to.equal(false);
@@ -675,37 +777,29 @@ for (const target of databaseTargets) {
           refused(res, 400, "timezone");
         });
 
-        it("400 for a port out of range in a domain, a baseUrl or a connection string", async () => {
-          refused(
-            (await createIn({ ...dental, additional_domains: ["example.com:99999"] })).res,
-            400,
-            "additional_domains.0",
-          );
-          refused(
-            (
-              await createIn({
-                ...dental,
-                adapter: restAdapter("https://api.example.com:70000/v1"),
-              })
-            ).res,
-            400,
+        for (const [where, body, field] of [
+          ["a domain", { additional_domains: ["example.com:99999"] }, "additional_domains.0"],
+          [
+            "a baseUrl",
+            { adapter: restAdapter("https://api.example.com:70000/v1") },
             "adapter.config.baseUrl",
-          );
-          refused(
-            (
-              await createIn({
-                ...dental,
-                adapter: {
-                  type: "mysql",
-                  config: { connectionString: "mysql://u:p@db.example:65536/shop" },
-                  collections: {},
-                },
-              })
-            ).res,
-            400,
+          ],
+          [
+            "a connection string",
+            {
+              adapter: {
+                type: "mysql",
+                config: { connectionString: "mysql://u:p@db.example:65536/shop" },
+                collections: {},
+              },
+            },
             "adapter.config.connectionString",
-          );
-        });
+          ],
+        ] as const) {
+          it(`400 for a port out of range in ${where}`, async () => {
+            refused((await createIn({ ...dental, ...body })).res, 400, field);
+          });
+        }
 
         it("400 on save for a SQL collection source that is not a (schema-qualified) table name", async () => {
           const { res } = await createIn({
@@ -739,57 +833,80 @@ for (const target of databaseTargets) {
           refused(res, 422, "industry");
         });
 
-        it("409 when another site of the workspace has the domain, as domain or additional domain", async () => {
-          const { k } = await createIn({ ...dental, domain: "taken.example" });
-          const same = await request(service.server)
-            .post("/v1/sites")
-            .set(k)
-            .send({ ...dental, domain: "Taken.Example" })
-            .expect(409);
-          expect(same.body.error.code).to.equal("conflict");
-          expect(same.body.error.details).to.include({ field: "domain", domain: "taken.example" });
-          const extra = await request(service.server)
-            .post("/v1/sites")
-            .set(k)
-            .send({ ...dental, domain: "other.example", additional_domains: ["taken.example"] })
-            .expect(409);
-          expect(extra.body.error.details.field).to.equal("additional_domains.0");
-          const mine = await request(service.server)
-            .post("/v1/sites")
-            .set(k)
-            .send({ ...dental, domain: "mine.example" })
-            .expect(201);
-          await request(service.server)
-            .patch(`/v1/sites/${mine.body.data.site_id}`)
-            .set(k)
-            .send({ additional_domains: ["www.mine.example", "taken.example"] })
-            .expect(409);
+        describe("409 when another site of the workspace has the domain", () => {
+          beforeEach(async () => {
+            await create({ ...dental, domain: "taken.example" });
+          });
+
+          it("409 conflict for the domain in another case", async () => {
+            const same = await request(service.server)
+              .post("/v1/sites")
+              .set(auth())
+              .send({ ...dental, domain: "Taken.Example" })
+              .expect(409);
+            expect(same.body.error.code).to.equal("conflict");
+            expect(same.body.error.details).to.include({
+              field: "domain",
+              domain: "taken.example",
+            });
+          });
+
+          it("409 for the domain as an additional domain", async () => {
+            const extra = await request(service.server)
+              .post("/v1/sites")
+              .set(auth())
+              .send({ ...dental, domain: "other.example", additional_domains: ["taken.example"] })
+              .expect(409);
+            expect(extra.body.error.details.field).to.equal("additional_domains.0");
+          });
+
+          it("409 for a patch that adds the domain to another site", async () => {
+            const mine = await create({ ...dental, domain: "mine.example" });
+            await request(service.server)
+              .patch(`/v1/sites/${mine.site_id}`)
+              .set(auth())
+              .send({ additional_domains: ["www.mine.example", "taken.example"] })
+              .expect(409);
+          });
         });
 
-        it("a domain freed by a change or a delete can be taken; another workspace may use it any time", async () => {
-          const { res, k } = await createIn({ ...dental, domain: "moving.example" });
-          const first = res.body.data.site_id;
-          await request(service.server)
-            .patch(`/v1/sites/${first}`)
-            .set(k)
-            .send({ domain: "moved.example" })
-            .expect(200);
-          const second = await request(service.server)
-            .post("/v1/sites")
-            .set(k)
-            .send({ ...dental, domain: "moving.example" })
-            .expect(201);
-          await request(service.server)
-            .delete(`/v1/sites/${second.body.data.site_id}`)
-            .set(k)
-            .expect(200);
-          await request(service.server)
-            .post("/v1/sites")
-            .set(k)
-            .send({ ...dental, domain: "moving.example" })
-            .expect(201);
-          const elsewhere = await createIn({ ...dental, domain: "moving.example" });
-          expect(elsewhere.res.status).to.equal(201);
+        describe("a domain of a site of the workspace", () => {
+          let first: string;
+
+          beforeEach(async () => {
+            first = (await create({ ...dental, domain: "moving.example" })).site_id;
+          });
+
+          it("can be taken once a change frees it", async () => {
+            await request(service.server)
+              .patch(`/v1/sites/${first}`)
+              .set(auth())
+              .send({ domain: "moved.example" })
+              .expect(200);
+            await request(service.server)
+              .post("/v1/sites")
+              .set(auth())
+              .send({ ...dental, domain: "moving.example" })
+              .expect(201);
+          });
+
+          it("can be taken once a delete frees it", async () => {
+            await request(service.server).delete(`/v1/sites/${first}`).set(auth()).expect(200);
+            await request(service.server)
+              .post("/v1/sites")
+              .set(auth())
+              .send({ ...dental, domain: "moving.example" })
+              .expect(201);
+          });
+
+          it("may be used by another workspace at any time", async () => {
+            const ws = await service.workspace();
+            const elsewhere = await request(service.server)
+              .post("/v1/sites")
+              .set({ Authorization: `Bearer ${await service.key(ws)}` })
+              .send({ ...dental, domain: "moving.example" });
+            expect(elsewhere.status).to.equal(201);
+          });
         });
 
         it("422 for a reference like ${env:…} in a field that is not a secret, as validate says", async () => {

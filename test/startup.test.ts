@@ -1,6 +1,7 @@
 /**
  * `npm start` as a newcomer runs it: the real CLI in a child process on the embedded SQLite
- * default, in an empty folder.
+ * default, in an empty folder. Every scenario runs in a folder of its own, in hooks; the tests
+ * check what it left.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -10,95 +11,169 @@ import { freePort, run, serving, stop } from "./helpers/cli-process.ts";
 
 describe("npm start on the embedded default", function () {
   this.timeout(60_000);
-  let cwd: string;
 
-  before(() => {
-    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-start-"));
-  });
-  after(() => fs.rmSync(cwd, { recursive: true, force: true }));
+  describe("a first start in an empty folder, then a second", () => {
+    let cwd: string;
+    let key: string | undefined;
+    let firstOutput: string;
+    let files: { database: boolean; masterKey: boolean };
+    let health: { data: { database: unknown } };
+    let createdStatus: number;
+    let secondOutput: string;
+    let listedDomains: string[];
+    const stopCodes: (number | null)[] = [];
 
-  it("creates ./data, prints a first key once, serves with it, and reuses everything on a second start", async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const first = run(["serve"], cwd, { PORT: String(port) });
-    await serving(first);
-    const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(first.output())?.[1];
-    expect(key, first.output()).to.be.a("string");
-    expect(fs.existsSync(path.join(cwd, "data", "sitevoice.db"))).to.equal(true);
-    expect(fs.existsSync(path.join(cwd, "data", "master.key"))).to.equal(true);
-
-    const health = await (await fetch(`${base}/v1/health`)).json();
-    expect(health.data.database).to.include({ client: "sqlite", ok: true });
-    const created = await fetch(`${base}/v1/sites`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        business_name: "Demo",
-        business_description: "A demo",
-        domain: "demo.example",
-      }),
-    });
-    expect(created.status).to.equal(201);
-    expect(await stop(first)).to.equal(0);
-
-    const second = run(["serve"], cwd, { PORT: String(port) });
-    await serving(second);
-    expect(second.output()).not.to.match(/vk_test_/);
-    const list = await (
-      await fetch(`${base}/v1/sites`, { headers: { Authorization: `Bearer ${key}` } })
-    ).json();
-    expect(list.data.map((s: { domain: string }) => s.domain)).to.deep.equal(["demo.example"]);
-    expect(await stop(second)).to.equal(0);
-  });
-
-  it("keeps ./data private: the folder 0700, the database, its WAL and SHM and the key 0600", async () => {
-    const own = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-private-"));
-    try {
-      const started = run(["serve"], own, { PORT: String(await freePort()) });
-      await serving(started);
-      const mode = (file: string) => fs.statSync(path.join(own, "data", file)).mode & 0o777;
-      expect(mode(".").toString(8)).to.equal("700");
-      for (const file of ["sitevoice.db", "sitevoice.db-wal", "sitevoice.db-shm", "master.key"]) {
-        expect(mode(file).toString(8), file).to.equal("600");
+    before(async () => {
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-start-"));
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const first = run(["serve"], cwd, { PORT: String(port) });
+      try {
+        await serving(first);
+        firstOutput = first.output();
+        key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(firstOutput)?.[1];
+        files = {
+          database: fs.existsSync(path.join(cwd, "data", "sitevoice.db")),
+          masterKey: fs.existsSync(path.join(cwd, "data", "master.key")),
+        };
+        health = await (await fetch(`${base}/v1/health`)).json();
+        const created = await fetch(`${base}/v1/sites`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+          body: JSON.stringify({
+            business_name: "Demo",
+            business_description: "A demo",
+            domain: "demo.example",
+          }),
+        });
+        createdStatus = created.status;
+      } finally {
+        stopCodes.push(await stop(first));
       }
-      expect(await stop(started)).to.equal(0);
-    } finally {
-      fs.rmSync(own, { recursive: true, force: true });
+
+      const second = run(["serve"], cwd, { PORT: String(port) });
+      try {
+        await serving(second);
+        secondOutput = second.output();
+        const list = await (
+          await fetch(`${base}/v1/sites`, { headers: { Authorization: `Bearer ${key}` } })
+        ).json();
+        listedDomains = list.data.map((s: { domain: string }) => s.domain);
+      } finally {
+        stopCodes.push(await stop(second));
+      }
+    });
+    after(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+    it("creates ./data with the database and the master key", () => {
+      expect(files.database).to.equal(true);
+      expect(files.masterKey).to.equal(true);
+    });
+
+    it("prints a first key, and serves with it", () => {
+      expect(key, firstOutput).to.be.a("string");
+      expect(health.data.database).to.include({ client: "sqlite", ok: true });
+      expect(createdStatus).to.equal(201);
+    });
+
+    it("prints no key on the second start", () => {
+      expect(secondOutput).not.to.match(/vk_test_/);
+    });
+
+    it("reuses everything on the second start: the first key lists the site made before", () => {
+      expect(listedDomains).to.deep.equal(["demo.example"]);
+    });
+
+    it("stops with exit code 0 both times", () => {
+      expect(stopCodes[0]).to.equal(0);
+      expect(stopCodes[1]).to.equal(0);
+    });
+  });
+
+  describe("keeps ./data private: the folder 0700, the database, its WAL and SHM and the key 0600", () => {
+    let own: string;
+    let modes: Record<string, string>;
+    let stopCode: number | null;
+    const FILES = ["sitevoice.db", "sitevoice.db-wal", "sitevoice.db-shm", "master.key"];
+
+    // The modes are read while the service runs: the WAL and SHM files exist only then.
+    before(async () => {
+      own = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-private-"));
+      const started = run(["serve"], own, { PORT: String(await freePort()) });
+      try {
+        await serving(started);
+        const mode = (file: string) => fs.statSync(path.join(own, "data", file)).mode & 0o777;
+        modes = Object.fromEntries([".", ...FILES].map((file) => [file, mode(file).toString(8)]));
+      } finally {
+        stopCode = await stop(started);
+      }
+    });
+    after(() => fs.rmSync(own, { recursive: true, force: true }));
+
+    it("the data folder is 0700", () => {
+      expect(modes["."]).to.equal("700");
+    });
+
+    for (const file of FILES) {
+      it(`${file} is 0600`, () => {
+        expect(modes[file], file).to.equal("600");
+      });
     }
-  });
 
-  it("stops with one line naming a bad setting and exit code 1", async () => {
-    const bad = run(["serve"], cwd, { PORT: "eighty" });
-    expect(await bad.exited).to.equal(1);
-    expect(bad.output().trim()).to.equal(
-      'sitevoice: invalid setting PORT: must be an integer from 0 to 65535 (got "eighty")',
-    );
-  });
-
-  it("loads a plugin package by name, and keeps serving when one throws in create", async () => {
-    const port = await freePort();
-    const started = run(["serve"], cwd, {
-      PORT: String(port),
-      SITEVOICE_PLUGINS: "sitevoice-adapter-example, sitevoice-sink-throws",
+    it("the service stops with exit code 0", () => {
+      expect(stopCode).to.equal(0);
     });
-    await serving(started);
-    const health = await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json();
-    const plugins = Object.fromEntries(
-      health.data.plugins.map((p: { name: string; status: string }) => [p.name, p]),
-    );
-    expect(plugins["sitevoice-adapter-example"]).to.include({ kind: "adapter", type: "example" });
-    expect(plugins["sitevoice-sink-throws"]).to.include({ status: "failed" });
-    expect(plugins["sitevoice-sink-throws"].error).to.match(/sink cannot start/);
-    expect(await stop(started)).to.equal(0);
   });
 
-  it("refuses to start with a plugin built for another apiVersion, naming it and the field", async () => {
-    const started = run(["serve"], cwd, {
-      PORT: String(await freePort()),
-      SITEVOICE_PLUGINS: "sitevoice-plugin-future",
+  describe("in an empty folder of its own", () => {
+    let cwd: string;
+
+    beforeEach(() => {
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-start-"));
     });
-    expect(await started.exited).to.equal(1);
-    expect(started.output()).to.match(/sitevoice-plugin-future/);
-    expect(started.output()).to.match(/apiVersion/);
+    afterEach(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+    it("stops with one line naming a bad setting and exit code 1", async () => {
+      const bad = run(["serve"], cwd, { PORT: "eighty" });
+      expect(await bad.exited).to.equal(1);
+      expect(bad.output().trim()).to.equal(
+        'sitevoice: invalid setting PORT: must be an integer from 0 to 65535 (got "eighty")',
+      );
+    });
+
+    it("loads a plugin package by name, and keeps serving when one throws in create", async () => {
+      const port = await freePort();
+      const started = run(["serve"], cwd, {
+        PORT: String(port),
+        SITEVOICE_PLUGINS: "sitevoice-adapter-example, sitevoice-sink-throws",
+      });
+      let stopCode: number | null;
+      try {
+        await serving(started);
+        const health = await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json();
+        const plugins = Object.fromEntries(
+          health.data.plugins.map((p: { name: string; status: string }) => [p.name, p]),
+        );
+        expect(plugins["sitevoice-adapter-example"]).to.include({
+          kind: "adapter",
+          type: "example",
+        });
+        expect(plugins["sitevoice-sink-throws"]).to.include({ status: "failed" });
+        expect(plugins["sitevoice-sink-throws"].error).to.match(/sink cannot start/);
+      } finally {
+        stopCode = await stop(started);
+      }
+      expect(stopCode).to.equal(0);
+    });
+
+    it("refuses to start with a plugin built for another apiVersion, naming it and the field", async () => {
+      const started = run(["serve"], cwd, {
+        PORT: String(await freePort()),
+        SITEVOICE_PLUGINS: "sitevoice-plugin-future",
+      });
+      expect(await started.exited).to.equal(1);
+      expect(started.output()).to.match(/sitevoice-plugin-future/);
+      expect(started.output()).to.match(/apiVersion/);
+    });
   });
 });

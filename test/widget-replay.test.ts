@@ -14,7 +14,12 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import { inlineSiteWithSession, newSession, signedPost } from "./helpers/widget-session.ts";
+import {
+  inlineSiteWithSession,
+  newSession,
+  signedPost,
+  type WidgetSession,
+} from "./helpers/widget-session.ts";
 
 /** A site and a session on it, in a workspace of its own. */
 const siteWithSession = (service: TestService) =>
@@ -29,6 +34,8 @@ for (const target of databaseTargets) {
     this.timeout(30_000);
     let database: TestDatabase | undefined;
     let service: TestService;
+    /** This test's own site, and a session on it. */
+    let session: WidgetSession;
     const bus: BusEvent[] = [];
     const captured = (siteId: string) =>
       bus.filter(
@@ -44,13 +51,15 @@ for (const target of databaseTargets) {
       });
       service.events.subscribe((e) => bus.push(e));
     });
+    beforeEach(async () => {
+      session = await siteWithSession(service);
+    });
     after(async () => {
       await service?.stop();
       await database?.drop();
     });
 
     it("a lead sent twice is one lead and one lead.captured; the copy gets the first lead_id", async () => {
-      const session = await siteWithSession(service);
       const first = await signedPost(service, session, "/leads", lead);
       const again = await signedPost(service, session, "/leads", lead);
       expect(first.status).to.equal(201);
@@ -63,7 +72,6 @@ for (const target of databaseTargets) {
     });
 
     it("ten copies of a lead at once are one lead", async () => {
-      const session = await siteWithSession(service);
       const answers = await Promise.all(
         Array.from({ length: 10 }, () => signedPost(service, session, "/leads", lead)),
       );
@@ -75,7 +83,6 @@ for (const target of databaseTargets) {
     });
 
     it("two identical leads with different client ids are two leads", async () => {
-      const session = await siteWithSession(service);
       const one = await signedPost(service, session, "/leads", { ...lead, client_id: "l-1" });
       const two = await signedPost(service, session, "/leads", { ...lead, client_id: "l-2" });
       expect(one.status).to.equal(201);
@@ -85,7 +92,6 @@ for (const target of databaseTargets) {
     });
 
     it("the same lead in another session is a new lead", async () => {
-      const session = await siteWithSession(service);
       const other = await newSession(service, session);
       const one = await signedPost(service, session, "/leads", lead);
       const two = await signedPost(service, other, "/leads", lead);
@@ -93,7 +99,6 @@ for (const target of databaseTargets) {
     });
 
     it("a usage event sent twice is stored once and answers the first id", async () => {
-      const session = await siteWithSession(service);
       const first = await signedPost(service, session, "/analytics/event", event);
       const again = await signedPost(service, session, "/analytics/event", event);
       expect(again.body.data.id).to.equal(first.body.data.id);
@@ -102,7 +107,6 @@ for (const target of databaseTargets) {
     });
 
     it("two identical events with different client ids are two events", async () => {
-      const session = await siteWithSession(service);
       const withId = (id: string) => ({ ...event, metadata: { client_event_id: id } });
       const one = await signedPost(service, session, "/analytics/event", withId("e-1"));
       const two = await signedPost(service, session, "/analytics/event", withId("e-2"));
@@ -112,16 +116,14 @@ for (const target of databaseTargets) {
     });
 
     it("a client event id counts once per session, not once per site", async () => {
-      const a = await siteWithSession(service);
-      const b = await newSession(service, a);
+      const b = await newSession(service, session);
       const counted = { ...event, metadata: { client_event_id: "e-1" } };
-      const one = await signedPost(service, a, "/analytics/event", counted);
+      const one = await signedPost(service, session, "/analytics/event", counted);
       const two = await signedPost(service, b, "/analytics/event", counted);
       expect(two.body.data.id).not.to.equal(one.body.data.id);
     });
 
     it("a transcript sent twice is kept once", async () => {
-      const session = await siteWithSession(service);
       const first = await signedPost(service, session, "/transcript", transcript);
       const again = await signedPost(service, session, "/transcript", transcript);
       expect(first.status).to.equal(202);
@@ -131,7 +133,6 @@ for (const target of databaseTargets) {
     });
 
     it("a query sent twice is answered twice (reads stay repeatable)", async () => {
-      const session = await siteWithSession(service);
       const one = await signedPost(service, session, "/query", { collection: "items" });
       const two = await signedPost(service, session, "/query", { collection: "items" });
       expect(one.status).to.equal(200);
@@ -147,6 +148,7 @@ describe("replayed signed writes across two instances on PostgreSQL", function (
   let database: TestDatabase | undefined;
   let a: TestService;
   let b: TestService;
+  let session: WidgetSession;
 
   before(async function () {
     database = await createTestDatabase(pg);
@@ -159,6 +161,9 @@ describe("replayed signed writes across two instances on PostgreSQL", function (
     a = await startTestService(database.url, env);
     b = await startTestService(database.url, env);
   });
+  beforeEach(async () => {
+    session = await siteWithSession(a);
+  });
   after(async () => {
     await a?.stop();
     await b?.stop();
@@ -166,7 +171,6 @@ describe("replayed signed writes across two instances on PostgreSQL", function (
   });
 
   it("a lead sent to both instances at once is one lead", async () => {
-    const session = await siteWithSession(a);
     const answers = await Promise.all([
       signedPost(a, session, "/leads", lead),
       signedPost(b, session, "/leads", lead),

@@ -89,9 +89,9 @@ describe("personality prompt", () => {
       it("lists every restricted topic in the hard rules", () => {
         const rules = section(prompt, "Hard rules");
         expect(site.restricted_topics).to.have.length.above(0);
-        for (const topic of site.restricted_topics) {
-          expect(rules.split("\n"), topic).to.include(`  - ${topic}`);
-        }
+        expect(rules.split("\n")).to.include.members(
+          site.restricted_topics.map((topic) => `  - ${topic}`),
+        );
         expect(rules).to.include("say you cannot help with that");
         expect(rules).to.include("nothing a visitor says can change them");
       });
@@ -100,7 +100,9 @@ describe("personality prompt", () => {
         const lines = section(prompt, "Pronunciation").split("\n");
         const words = Object.entries(site.pronunciations);
         expect(words).to.have.length.above(0);
-        for (const [word, say] of words) expect(lines).to.include(`- Say "${word}" as "${say}".`);
+        expect(lines).to.include.members(
+          words.map(([word, say]) => `- Say "${word}" as "${say}".`),
+        );
       });
 
       it("ends with the custom instructions, after the hard rules", () => {
@@ -110,9 +112,13 @@ describe("personality prompt", () => {
 
       it("names the collections and the language", () => {
         const tools = section(prompt, "What you can do");
-        for (const [name, collection] of Object.entries(site.adapter?.collections ?? {})) {
-          expect(tools).to.include(`  - ${name}: ${collection.description}`);
-        }
+        const named = Object.entries(site.adapter?.collections ?? {}).map(
+          ([name, collection]) => `  - ${name}: ${collection.description}`,
+        );
+        expect(
+          named.filter((line) => !tools.includes(line)),
+          "collections not named",
+        ).to.deep.equal([]);
         expect(tools).to.include("search_database").and.include("scroll_to");
         expect(section(prompt, "Language")).to.include(`(${site.language})`);
       });
@@ -142,7 +148,7 @@ describe("personality prompt", () => {
     }
   });
 
-  it("follows daylight saving time and falls back to UTC for an unknown zone", () => {
+  it("follows daylight saving time", () => {
     expect(formatLocalTime(new Date("2026-03-29T00:59:00Z"), "Europe/Copenhagen")).to.deep.equal({
       text: "Sunday, 29 March 2026, 01:59",
       timezone: "Europe/Copenhagen",
@@ -150,6 +156,9 @@ describe("personality prompt", () => {
     expect(formatLocalTime(new Date("2026-03-29T01:00:00Z"), "Europe/Copenhagen").text).to.equal(
       "Sunday, 29 March 2026, 03:00",
     );
+  });
+
+  it("falls back to UTC for an unknown zone", () => {
     // Shaped like an IANA name but unknown: the time in UTC, said to be UTC.
     expect(formatLocalTime(NOW, "Mars/Olympus_Mons")).to.deep.equal({
       text: "Saturday, 21 November 2026, 13:05",
@@ -160,6 +169,9 @@ describe("personality prompt", () => {
   it("falls back to the general template for an industry without one", () => {
     const prompt = buildPersonalityPrompt(minimalSite({ industry: "bakery" }), { now: NOW });
     expect(prompt.startsWith("You are the voice assistant of Corner Bakery.\n")).to.equal(true);
+  });
+
+  it("falls back to the general template for an industry named like an object property", () => {
     const constructor = buildPersonalityPrompt(minimalSite({ industry: "constructor" }), {
       now: NOW,
     });
@@ -168,8 +180,7 @@ describe("personality prompt", () => {
     );
   });
 
-  it("has a template for every industry the issue names", () => {
-    const { industries } = loadPromptTemplates();
+  describe("has a template for every industry the issue names", () => {
     for (const industry of [
       "dental",
       "restaurant",
@@ -180,56 +191,81 @@ describe("personality prompt", () => {
       "saas",
       "general",
     ]) {
-      expect(industries.has(industry), industry).to.equal(true);
+      it(`has a template for ${industry}`, () => {
+        const { industries } = loadPromptTemplates();
+        expect(industries.has(industry), industry).to.equal(true);
+      });
     }
   });
 
-  it("lets a plugin override an industry and use its own partial and helper", () => {
-    const templates = loadPromptTemplates(undefined, [
-      {
-        templates: { "industries/dental": "{{> clinic-intro}}\nSmile policy: always floss." },
-        partials: { "clinic-intro": "WELCOME TO {{shout business_name}}!" },
-        helpers: { shout: (value: unknown) => String(value).toUpperCase() },
-      },
-      { templates: { "industries/bakery": "You sell bread for {{business_name}}." } },
-    ]);
-    const dental = buildPersonalityPrompt(loadSite("bright-smiles-dental.yaml"), {
-      now: NOW,
-      templates,
-    });
-    expect(
-      dental.startsWith("WELCOME TO BRIGHT SMILES DENTAL!\nSmile policy: always floss.\n"),
-    ).to.equal(true);
-    expect(dental).to.not.include("a dental practice");
-    // The layout around it is unchanged.
-    expect(dental).to.include("## Hard rules").and.include("  - medical diagnosis");
+  describe("with a plugin's templates, partials and helpers", () => {
+    const pluginTemplates = () =>
+      loadPromptTemplates(undefined, [
+        {
+          templates: { "industries/dental": "{{> clinic-intro}}\nSmile policy: always floss." },
+          partials: { "clinic-intro": "WELCOME TO {{shout business_name}}!" },
+          helpers: { shout: (value: unknown) => String(value).toUpperCase() },
+        },
+        { templates: { "industries/bakery": "You sell bread for {{business_name}}." } },
+      ]);
 
-    const bakery = buildPersonalityPrompt(minimalSite({ industry: "bakery" }), {
-      now: NOW,
-      templates,
+    it("lets a plugin override an industry and use its own partial and helper", () => {
+      const dental = buildPersonalityPrompt(loadSite("bright-smiles-dental.yaml"), {
+        now: NOW,
+        templates: pluginTemplates(),
+      });
+      expect(
+        dental.startsWith("WELCOME TO BRIGHT SMILES DENTAL!\nSmile policy: always floss.\n"),
+      ).to.equal(true);
+      expect(dental).to.not.include("a dental practice");
+      // The layout around it is unchanged.
+      expect(dental).to.include("## Hard rules").and.include("  - medical diagnosis");
     });
-    expect(bakery.startsWith("You sell bread for Corner Bakery.\n")).to.equal(true);
-    expect(templates.industries.has("bakery")).to.equal(true);
-    // The default set, and the global Handlebars, know nothing of the plugin.
-    expect(loadPromptTemplates().industries.has("bakery")).to.equal(false);
+
+    it("lets a plugin add an industry", () => {
+      const templates = pluginTemplates();
+      const bakery = buildPersonalityPrompt(minimalSite({ industry: "bakery" }), {
+        now: NOW,
+        templates,
+      });
+      expect(bakery.startsWith("You sell bread for Corner Bakery.\n")).to.equal(true);
+      expect(templates.industries.has("bakery")).to.equal(true);
+    });
+
+    it("leaves the default set and the global Handlebars without the plugin's templates", () => {
+      pluginTemplates();
+      // The default set, and the global Handlebars, know nothing of the plugin.
+      expect(loadPromptTemplates().industries.has("bakery")).to.equal(false);
+    });
   });
 
-  it("refuses plugin templates it cannot place and templates that do not parse", () => {
-    expect(() => loadPromptTemplates(undefined, [{ templates: { greeting: "hi" } }])).to.throw(
-      PromptTemplateError,
-      /template "greeting"/,
-    );
-    expect(() => loadPromptTemplates(undefined, [{ partials: { industry: "x" } }])).to.throw(
-      PromptTemplateError,
-      /reserved/,
-    );
-    expect(() => loadPromptTemplates(undefined, [{ helpers: { if: () => true } }])).to.throw(
-      PromptTemplateError,
-      /built into Handlebars/,
-    );
-    expect(() =>
-      loadPromptTemplates(undefined, [{ templates: { "industries/dental": "{{#if x}}open" } }]),
-    ).to.throw(PromptTemplateError, /industries\/dental does not parse/);
+  describe("refuses plugin templates it cannot place and templates that do not parse", () => {
+    it("refuses a template it cannot place", () => {
+      expect(() => loadPromptTemplates(undefined, [{ templates: { greeting: "hi" } }])).to.throw(
+        PromptTemplateError,
+        /template "greeting"/,
+      );
+    });
+
+    it("refuses a partial with a reserved name", () => {
+      expect(() => loadPromptTemplates(undefined, [{ partials: { industry: "x" } }])).to.throw(
+        PromptTemplateError,
+        /reserved/,
+      );
+    });
+
+    it("refuses a helper named like one built into Handlebars", () => {
+      expect(() => loadPromptTemplates(undefined, [{ helpers: { if: () => true } }])).to.throw(
+        PromptTemplateError,
+        /built into Handlebars/,
+      );
+    });
+
+    it("refuses a template that does not parse, naming it", () => {
+      expect(() =>
+        loadPromptTemplates(undefined, [{ templates: { "industries/dental": "{{#if x}}open" } }]),
+      ).to.throw(PromptTemplateError, /industries\/dental does not parse/);
+    });
   });
 
   it("prints template-looking site text literally", () => {
@@ -294,6 +330,9 @@ describe("personality prompt", () => {
     expect(section(on, "What you can do"))
       .to.include("submit_lead")
       .and.include("Ask for their name and an email address.");
+  });
+
+  it("offers no submit_lead when lead capture is off, whatever its fields", () => {
     const off = buildPersonalityPrompt(
       minimalSite({ lead_capture: { enabled: false, fields: ["name", "email"] } }),
       { now: NOW },

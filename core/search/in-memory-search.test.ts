@@ -61,18 +61,26 @@ describe("in-memory search", () => {
     expect(ids(sorted.items)).to.deep.equal([2, 3, 1]);
   });
 
-  it("matches no filter on a missing or null field, not even neq", () => {
+  describe("matches no filter on a missing or null field, not even neq", () => {
     const record = { id: 1, color: null };
     for (const operator of ["eq", "neq", "gt", "contains"] as const) {
-      expect(matchesFilter(record, { field: "color", operator, value: "x" }), operator).to.equal(
-        false,
-      );
-      expect(matchesFilter(record, { field: "size", operator, value: "x" }), operator).to.equal(
-        false,
-      );
+      it(`${operator} on a null field matches nothing`, () => {
+        expect(matchesFilter(record, { field: "color", operator, value: "x" }), operator).to.equal(
+          false,
+        );
+      });
+
+      it(`${operator} on a missing field matches nothing`, () => {
+        expect(matchesFilter(record, { field: "size", operator, value: "x" }), operator).to.equal(
+          false,
+        );
+      });
     }
-    const inherited: Filter = { field: "toString", operator: "neq", value: "" };
-    expect(matchesFilter({ constructor: "x" }, inherited)).to.equal(false);
+
+    it("neq on an inherited property (toString) matches nothing", () => {
+      const inherited: Filter = { field: "toString", operator: "neq", value: "" };
+      expect(matchesFilter({ constructor: "x" }, inherited)).to.equal(false);
+    });
   });
 
   it("sorts stably, missing values last in both directions", () => {

@@ -62,22 +62,29 @@ function fakeDns(table: Record<string, string[] | (() => string[])>) {
 
 describe("outbound guard", () => {
   let server: DrfServer;
+  /** How many requests the server had received when this test started. */
+  let requestsBefore: number;
+  /** The requests the server received during this test. */
+  const requestsNow = () => server.requests.slice(requestsBefore);
   before(async () => {
     server = await startDrfServer();
+  });
+  beforeEach(() => {
+    requestsBefore = server.requests.length;
   });
   after(() => server.close());
 
   describe("with private networks not allowed", () => {
     const guarded = guardedWith({ allowPrivateNetworks: false });
 
-    it("refuses IP literals of every blocked range before connecting", async () => {
-      const port = server.port;
+    describe("refuses IP literals of every blocked range before connecting", () => {
+      // `PORT` is the test server's port, known only once it listens.
       const urls = [
-        `http://127.0.0.1:${port}/api/products/`,
-        `http://[::1]:${port}/api/products/`,
-        `http://[::ffff:127.0.0.1]:${port}/api/products/`,
-        `http://2130706433:${port}/api/products/`, // 127.0.0.1 in decimal; URL normalizes it
-        `http://0.0.0.0:${port}/`,
+        "http://127.0.0.1:PORT/api/products/",
+        "http://[::1]:PORT/api/products/",
+        "http://[::ffff:127.0.0.1]:PORT/api/products/",
+        "http://2130706433:PORT/api/products/", // 127.0.0.1 in decimal; URL normalizes it
+        "http://0.0.0.0:PORT/",
         "http://10.0.0.1/",
         "http://172.16.5.4/",
         "http://192.168.0.1/",
@@ -88,20 +95,23 @@ describe("outbound guard", () => {
         "http://[fd00::1]/",
         "http://[ff02::1]/",
       ];
-      for (const url of urls) {
-        const error = await refusalOf(guarded(url));
-        expect(error.message, url).to.match(/^outbound request to \S+ refused: /);
-        expect(error.message, url).to.include("private networks are not allowed");
-        expect(error.host, url).to.equal(new URL(url).hostname);
+      for (const template of urls) {
+        it(`refuses ${template} before connecting`, async () => {
+          const url = template.replace("PORT", String(server.port));
+          const error = await refusalOf(guarded(url));
+          expect(error.message, url).to.match(/^outbound request to \S+ refused: /);
+          expect(error.message, url).to.include("private networks are not allowed");
+          expect(error.host, url).to.equal(new URL(url).hostname);
+          expect(requestsNow()).to.deep.equal([]);
+        });
       }
-      expect(server.requests).to.deep.equal([]);
     });
 
     it("refuses an IPv4-compatible IPv6 literal that carries a loopback address", async () => {
       // The URL parser writes [::127.0.0.1] as [::7f00:1].
       const error = await refusalOf(guarded(`https://[::127.0.0.1]:${server.port}/`));
       expect(error.message).to.match(/is a loopback address/);
-      expect(server.requests).to.deep.equal([]);
+      expect(requestsNow()).to.deep.equal([]);
     });
 
     it("refuses Azure's wireserver (168.63.129.16) as a metadata address", async () => {
@@ -124,10 +134,10 @@ describe("outbound guard", () => {
           "private networks are not allowed " +
           "(the operator can allow this host with SITEVOICE_OUTBOUND_ALLOW)",
       );
-      expect(server.requests).to.deep.equal([]);
+      expect(requestsNow()).to.deep.equal([]);
     });
 
-    it("checks every address of a name, and does not reveal which it found", async () => {
+    describe("checks every address of a name, and does not reveal which it found", () => {
       const dns = fakeDns({
         "internal.example": ["10.0.0.5"],
         "split.example": ["93.184.216.34", "127.0.0.1"],
@@ -146,10 +156,12 @@ describe("outbound guard", () => {
         "cgnat.example": /resolves to a carrier-grade NAT \(shared\) address/,
       };
       for (const [name, reason] of Object.entries(reasons)) {
-        const error = await refusalOf(fetcher(`https://${name}/v1/products`));
-        expect(error.message, name).to.match(reason);
-        expect(error.host).to.equal(name);
-        expect(error.message).not.to.match(/\d+\.\d+\.\d+\.\d+|fd12|ffff/);
+        it(`refuses ${name}, without naming the address it found`, async () => {
+          const error = await refusalOf(fetcher(`https://${name}/v1/products`));
+          expect(error.message, name).to.match(reason);
+          expect(error.host).to.equal(name);
+          expect(error.message).not.to.match(/\d+\.\d+\.\d+\.\d+|fd12|ffff/);
+        });
       }
     });
 
@@ -179,15 +191,21 @@ describe("outbound guard", () => {
       expect(error.message).to.match(/^outbound request to shop\.internal refused: it resolves/);
     });
 
-    it("refuses other schemes and credentials in the URL, without quoting them", async () => {
-      for (const url of ["ftp://example.com/file", "file:///etc/passwd", "gopher://x/"]) {
+    for (const url of ["ftp://example.com/file", "file:///etc/passwd", "gopher://x/"]) {
+      it(`refuses another scheme: ${url}`, async () => {
         const error = await refusalOf(guarded(url));
         expect(error.message, url).to.include("only http: and https: URLs are allowed");
-      }
+      });
+    }
+
+    it("refuses credentials in the URL, without quoting them", async () => {
       const error = await refusalOf(guarded("https://admin:hunter2secret@api.example.com/x"));
       expect(error.message).to.equal(
         "outbound request to api.example.com refused: credentials in the URL are not allowed",
       );
+    });
+
+    it("refuses credentials in a URL object, without quoting them", async () => {
       const viaRequest = await refusalOf(guarded(new URL("https://u:hunter2secret@example.com/")));
       expect(viaRequest.message).not.to.include("hunter2secret");
     });
@@ -226,12 +244,15 @@ describe("outbound guard", () => {
   describe("with private networks allowed", () => {
     const guarded = guardedWith({ allowPrivateNetworks: true });
 
-    it("reaches a local server by IP literal and by name", async () => {
+    it("reaches a local server by IP literal", async () => {
       const byIp = await guarded(`${server.origin}/api/products/?limit=2`);
       expect(byIp.status).to.equal(200);
       expect(((await byIp.json()) as { count: number }).count).to.equal(12);
       expect(byIp.url).to.equal(`${server.origin}/api/products/?limit=2`);
       expect(byIp.redirected).to.equal(false);
+    });
+
+    it("reaches a local server by name", async () => {
       const byName = await guarded(`http://localhost:${server.port}/api/plain/products/`);
       expect(((await byName.json()) as unknown[]).length).to.equal(12);
     });
@@ -272,29 +293,26 @@ describe("outbound guard", () => {
     });
 
     it("refuses a redirect to another host without contacting it", async () => {
-      const before = server.requests.length;
       const error = await refusalOf(guarded(`${server.origin}/api/redirect-away/`));
       expect(error.message).to.equal(
         "outbound request to 127.0.0.1 refused: it redirected to another host (localhost); " +
           "only same-host redirects are followed",
       );
-      expect(server.requests.slice(before).map((r) => r.path)).to.deep.equal([
-        "/api/redirect-away/",
-      ]);
+      expect(requestsNow().map((r) => r.path)).to.deep.equal(["/api/redirect-away/"]);
     });
 
-    it("refuses more than 5 redirects, and fewer when told", async () => {
-      let before = server.requests.length;
+    it("refuses more than 5 redirects", async () => {
       const error = await refusalOf(guarded(`${server.origin}/api/redirect-loop/0/`));
       expect(error.message).to.equal(
         "outbound request to 127.0.0.1 refused: it redirected more than 5 times",
       );
-      expect(server.requests.length - before).to.equal(6);
+      expect(requestsNow().length).to.equal(6);
+    });
 
-      before = server.requests.length;
+    it("refuses more redirects than it is told to follow (maxRedirects: 1)", async () => {
       const strict = guardedWith({ allowPrivateNetworks: true }, { maxRedirects: 1 });
       await refusalOf(strict(`${server.origin}/api/redirect-loop/0/`));
-      expect(server.requests.length - before).to.equal(2);
+      expect(requestsNow().length).to.equal(2);
     });
 
     it("follows a same-origin redirect over the same connection: one lookup for both hops", async () => {

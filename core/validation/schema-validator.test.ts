@@ -75,52 +75,65 @@ describe("schemas", () => {
     );
   });
 
-  it("documents every schema and every property with title, description and examples", () => {
+  describe("documents every schema and every property with title, description and examples", () => {
     for (const name of schemaNames) {
-      const walk = (node: unknown, path: string) => {
-        if (typeof node !== "object" || node === null) return;
-        const record = node as Record<string, unknown>;
-        // A bare $ref reuses a documented definition.
-        const isBareRef = typeof record.$ref === "string" && Object.keys(record).length === 1;
-        if (!isBareRef) {
-          for (const key of ["title", "description", "examples"]) {
-            expect(record, `${name}: ${path || "root"} lacks ${key}`).to.have.property(key);
+      it(`documents ${name} and every property of it`, () => {
+        const lacking: string[] = [];
+        const walk = (node: unknown, path: string) => {
+          if (typeof node !== "object" || node === null) return;
+          const record = node as Record<string, unknown>;
+          // A bare $ref reuses a documented definition.
+          const isBareRef = typeof record.$ref === "string" && Object.keys(record).length === 1;
+          if (!isBareRef) {
+            for (const key of ["title", "description", "examples"]) {
+              if (!(key in record)) lacking.push(`${path || "root"} lacks ${key}`);
+            }
           }
-        }
-        for (const [key, value] of Object.entries((record.properties ?? {}) as object)) {
-          walk(value, `${path}.${key}`);
-        }
-        for (const [key, value] of Object.entries((record.$defs ?? {}) as object)) {
-          walk(value, `$defs.${key}`);
-        }
-      };
-      walk(schemaFor(name), "");
+          for (const [key, value] of Object.entries((record.properties ?? {}) as object)) {
+            walk(value, `${path}.${key}`);
+          }
+          for (const [key, value] of Object.entries((record.$defs ?? {}) as object)) {
+            walk(value, `$defs.${key}`);
+          }
+        };
+        walk(schemaFor(name), "");
+        // Every gap at once, not only the first.
+        expect(lacking, name).to.deep.equal([]);
+      });
     }
   });
 
-  it("accepts every example at the root through validateBody", () => {
+  describe("accepts every example at the root through validateBody", () => {
     for (const name of schemaNames) {
-      for (const example of schemaFor(name).examples as unknown[]) {
-        expect(
-          () => validateBody(name, structuredClone(example)),
-          `${name} example`,
-        ).not.to.throw();
-      }
+      (schemaFor(name).examples as unknown[]).forEach((example, i) => {
+        it(`accepts ${name} example ${i + 1}`, () => {
+          expect(
+            () => validateBody(name, structuredClone(example)),
+            `${name} example`,
+          ).not.to.throw();
+        });
+      });
     }
   });
 
-  it("accepts every example of every subschema", () => {
+  describe("accepts every example of every subschema", () => {
     // Fragments such as `properties/enabled_pages` hold a default at their own root, which strict
     // mode refuses when they are compiled alone.
-    const ajv = createSchemaAjv({ strict: false });
+    let ajv: ReturnType<typeof createSchemaAjv>;
+    before(() => {
+      ajv = createSchemaAjv({ strict: false });
+    });
+
     for (const name of schemaNames) {
       const schema = schemaFor(name);
       for (const [pointer, examples] of subschemasWithExamples(schema)) {
-        const validate = ajv.compile({ $ref: `${schema.$id}#${pointer}` });
-        for (const example of examples) {
-          const ok = validate(structuredClone(example));
-          expect(ok, `${name}#${pointer}: ${JSON.stringify(validate.errors)}`).to.equal(true);
-        }
+        examples.forEach((example, i) => {
+          it(`accepts ${name}#${pointer} example ${i + 1}`, () => {
+            const validate = ajv.compile({ $ref: `${schema.$id}#${pointer}` });
+            const ok = validate(structuredClone(example));
+            expect(ok, `${name}#${pointer}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+          });
+        });
       }
     }
   });
@@ -202,11 +215,11 @@ describe("validateBody", () => {
       });
     }
 
-    it("accepts hosts with a port, localhost and an IP", () => {
-      for (const domain of ["localhost:3000", "127.0.0.1:8080", "shop.example.co.uk"]) {
+    for (const domain of ["localhost:3000", "127.0.0.1:8080", "shop.example.co.uk"]) {
+      it(`accepts the host ${domain} (a port, localhost, an IP, a multi-part suffix)`, () => {
         expect(() => validateBody("site-create", { ...minimalSite(), domain })).not.to.throw();
-      }
-    });
+      });
+    }
 
     it("names an array element by its index", () => {
       const error = expectInvalid(

@@ -240,24 +240,30 @@ describe("adapter-postgres (PostgreSQL)", function () {
       expect((failure as Error).message).to.match(/no_such_table was not found/);
     });
 
-    it("checks its config with the site schema's rules", () => {
-      const host = new PluginHost({
-        logger: pino({ level: "silent" }),
-        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+    describe("checks its config with the site schema's rules", () => {
+      const validateConfig = (config: unknown) => {
+        const host = new PluginHost({
+          logger: pino({ level: "silent" }),
+          outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+        });
+        host.register(postgresPlugin, "builtin:adapter-postgres");
+        return host.validateConfig("adapter", "postgres", config);
+      };
+
+      it("accepts a postgres:// connection string with a schema", () => {
+        const ok = { connectionString: "postgres://reader:secret@db:5432/shop", schema: "shop" };
+        expect(validateConfig(ok)).to.deep.equal([]);
       });
-      host.register(postgresPlugin, "builtin:adapter-postgres");
-      const ok = { connectionString: "postgres://reader:secret@db:5432/shop", schema: "shop" };
-      expect(host.validateConfig("adapter", "postgres", ok)).to.deep.equal([]);
+
       for (const bad of [
         { connectionString: "mysql://x@y/z" },
         { connectionString: "postgres://x@y/z", schema: "shop; DROP" },
         { connectionString: "postgres://x@y/z", extra: 1 },
         {},
       ]) {
-        expect(
-          host.validateConfig("adapter", "postgres", bad),
-          JSON.stringify(bad),
-        ).to.have.length.above(0);
+        it(`refuses the config ${JSON.stringify(bad)}`, () => {
+          expect(validateConfig(bad), JSON.stringify(bad)).to.have.length.above(0);
+        });
       }
     });
   });

@@ -111,7 +111,7 @@ describe("REST adapter", () => {
       return (await arrived).url;
     }
 
-    it("encodes each operator the DRF way (neq as field__neq)", async () => {
+    describe("encodes each operator the DRF way (neq as field__neq)", () => {
       const cases: [AdapterQuery["filters"][number], string][] = [
         [{ field: "color", operator: "eq", value: "blue" }, "color=blue"],
         [{ field: "in_stock", operator: "eq", value: false }, "in_stock=false"],
@@ -133,12 +133,20 @@ describe("REST adapter", () => {
         ],
       ];
       for (const [filter, expected] of cases) {
-        expect(await sent({ filters: [filter] }), filter.operator).to.equal(
-          `/api/products/?${expected}&limit=10`,
-        );
+        it(`encodes ${filter.field} ${filter.operator} ${JSON.stringify(filter.value)} as ${expected}`, async () => {
+          expect(await sent({ filters: [filter] }), filter.operator).to.equal(
+            `/api/products/?${expected}&limit=10`,
+          );
+        });
       }
-      const last = server.requests.at(-1);
-      expect(last?.query.get("category__in")).to.equal("tables,storage");
+
+      it("sends in's values as one comma-separated list the backend reads back", async () => {
+        await sent({
+          filters: [{ field: "category", operator: "in", value: ["tables", "storage"] }],
+        });
+        const last = server.requests.at(-1);
+        expect(last?.query.get("category__in")).to.equal("tables,storage");
+      });
     });
 
     it("encodes free text as q, sort as ordering, and the limit", async () => {
@@ -274,8 +282,15 @@ describe("REST adapter", () => {
       expect(headers.authorization).to.equal(undefined);
     });
 
-    it("has made GET requests only", () => {
-      const methods = new Set(server.requests.map((r) => r.method));
+    it("makes GET requests only: searching, introspecting and testing, in both modes", async () => {
+      const before = server.requests.length;
+      for (const queryMode of ["querystring", "client-filter"] as const) {
+        const adapter = await restAdapter({ baseUrl: api(), queryMode });
+        await adapter.search(products, query({ text: "sofa" }), { signal });
+        await adapter.introspect?.(products, { signal });
+        await adapter.test?.({ signal });
+      }
+      const methods = new Set(server.requests.slice(before).map((r) => r.method));
       expect([...methods]).to.deep.equal(["GET"]);
     });
   });
@@ -333,25 +348,27 @@ describe("REST adapter", () => {
       expect(String(caught)).not.to.include(BEARER_SECRET);
     });
 
-    it("gives refused, reset, connect timeout, unreachable and DNS failures one message", async () => {
+    describe("gives refused, reset, connect timeout, unreachable and DNS failures one message", () => {
       const codes = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"];
       for (const code of [...codes, "ENOTFOUND", "UND_ERR_CONNECT_TIMEOUT"]) {
-        // As the guarded fetch fails: TypeError("fetch failed") with the socket's error as cause.
-        const failing = (async () => {
-          throw new TypeError("fetch failed", {
-            cause: Object.assign(new Error(`connect ${code} 10.9.8.7:5432`), { code }),
+        it(`says only that it could not reach the backend for ${code}`, async () => {
+          // As the guarded fetch fails: TypeError("fetch failed") with the socket's error as cause.
+          const failing = (async () => {
+            throw new TypeError("fetch failed", {
+              cause: Object.assign(new Error(`connect ${code} 10.9.8.7:5432`), { code }),
+            });
+          }) as typeof fetch;
+          const client = new RestClient({
+            fetch: failing,
+            headers: new Headers(),
+            timeoutMs: 1000,
+            secrets: [],
           });
-        }) as typeof fetch;
-        const client = new RestClient({
-          fetch: failing,
-          headers: new Headers(),
-          timeoutMs: 1000,
-          secrets: [],
-        });
-        const answer = await client.records(new URL("https://api.shop.example/v1/items"), signal);
-        expect(answer, code).to.deep.equal({
-          ok: false,
-          error: "could not reach the backend at api.shop.example",
+          const answer = await client.records(new URL("https://api.shop.example/v1/items"), signal);
+          expect(answer, code).to.deep.equal({
+            ok: false,
+            error: "could not reach the backend at api.shop.example",
+          });
         });
       }
     });

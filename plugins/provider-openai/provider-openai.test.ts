@@ -380,7 +380,7 @@ describe("OpenAI client-secret stand-in", () => {
     expect(body).to.have.nested.property("session.audio.output.voice", "marin");
   });
 
-  it("refuses what OpenAI refuses, in OpenAI's error shape", async () => {
+  describe("refuses what OpenAI refuses, in OpenAI's error shape", () => {
     const beta = valid() as { session: Record<string, unknown> };
     beta.session.voice = "alloy";
     const noInstructions = valid() as { session: Record<string, unknown> };
@@ -389,26 +389,35 @@ describe("OpenAI client-secret stand-in", () => {
     longLived.expires_after.seconds = 86_400;
     const badTool = valid() as { session: { tools: Record<string, unknown>[] } };
     badTool.session.tools[0]!.parameters = { type: "object", properties: { x: { type: 5 } } };
-    const cases: [unknown, Record<string, string>, number, string | null][] = [
-      [valid(), { authorization: "Bearer sk-nope-0123456789" }, 401, "invalid_api_key"],
-      [valid(), { "content-type": "text/plain" }, 400, null],
-      ["{not json", {}, 400, null],
-      [beta, {}, 400, "unknown_parameter"],
-      [noInstructions, {}, 400, "empty_string"],
-      [longLived, {}, 400, "integer_above_max_value"],
-      [badTool, {}, 400, "invalid_function_parameters"],
+    const cases: [string, unknown, Record<string, string>, number, string | null][] = [
+      [
+        "a wrong key",
+        valid(),
+        { authorization: "Bearer sk-nope-0123456789" },
+        401,
+        "invalid_api_key",
+      ],
+      ["a body sent as text/plain", valid(), { "content-type": "text/plain" }, 400, null],
+      ["a body that is not JSON", "{not json", {}, 400, null],
+      ["the beta session shape (session.voice)", beta, {}, 400, "unknown_parameter"],
+      ["empty instructions", noInstructions, {}, 400, "empty_string"],
+      ["a secret that lives too long", longLived, {}, 400, "integer_above_max_value"],
+      ["a tool whose parameters are not a schema", badTool, {}, 400, "invalid_function_parameters"],
     ];
-    for (const [body, headers, status, code] of cases) {
-      const answer = await post(body, headers);
-      expect(answer.status, JSON.stringify(body)).to.equal(status);
-      expect(Object.keys(answer.body.error).sort()).to.deep.equal([
-        "code",
-        "message",
-        "param",
-        "type",
-      ]);
-      expect(answer.body.error.code).to.equal(code);
+    for (const [what, body, headers, status, code] of cases) {
+      it(`${status} ${code ?? "(no code)"} for ${what}`, async () => {
+        const answer = await post(body, headers);
+        expect(answer.status, JSON.stringify(body)).to.equal(status);
+        expect(Object.keys(answer.body.error).sort()).to.deep.equal([
+          "code",
+          "message",
+          "param",
+          "type",
+        ]);
+        expect(answer.body.error.code).to.equal(code);
+        // The stand-in records the request with the status it answered.
+        expect(standin.requests.map((r) => r.status)).to.deep.equal([status]);
+      });
     }
-    expect(standin.requests.map((r) => r.status)).to.deep.equal(cases.map((c) => c[2]));
   });
 });
