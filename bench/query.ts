@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
 import { loadSettings } from "../core/settings.ts";
-import { startService } from "../core/service.ts";
+import { startService } from "../core/http/service.ts";
 import { startDrfServer } from "../test/helpers/drf-server.ts";
 import { loadCalls, type Call, type LoadResult } from "./load.ts";
 

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { hashKey } from "../core/keys/api-key-service.ts";
 import { loadSettings } from "../core/settings.ts";
-import { startService } from "../core/service.ts";
+import { startService } from "../core/http/service.ts";
 import { load, type LoadResult } from "./load.ts";
 
 export async function benchSites({ seconds = 5, concurrency = 32 } = {}): Promise<void> {

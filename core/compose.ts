@@ -9,7 +9,7 @@ import pino, { type Logger } from "pino";
 import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
-import { rateLimiterFactory, type RateLimiterFactory } from "./http/rate-limiter.ts";
+import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";

@@ -4,7 +4,7 @@
  */
 import { createLogger } from "../compose.ts";
 import type { Settings } from "../settings.ts";
-import { startService } from "../service.ts";
+import { startService } from "../http/service.ts";
 
 export async function serve(settings: Readonly<Settings>) {
   const logger = createLogger(settings);

@@ -7,7 +7,8 @@ import type { ApiKeyService } from "../keys/api-key-service.ts";
 import { assertScope } from "../auth/authorize.ts";
 import type { Principal, Scope } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
-import type { RateLimiterFactory } from "./rate-limiter.ts";
+import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
+import { consumeLimit } from "./rate-limit-headers.ts";
 
 export const API_KEY_LIMIT = { name: "api-key", points: 1000, durationSeconds: 60 };
 
@@ -16,7 +17,7 @@ export function apiKeyAuth(keys: ApiKeyService, limiters: RateLimiterFactory) {
   return (scope?: Scope) => async (req: Request, res: Response, next: NextFunction) => {
     const principal = await keys.authenticate(req.get("authorization"));
     req.principal = principal;
-    await limiter.consume(principal.keyId, res);
+    await consumeLimit(limiter, principal.keyId, res);
     if (scope !== undefined) assertScope(principal, scope);
     next();
   };

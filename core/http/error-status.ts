@@ -1,9 +1,10 @@
 /**
  * What an error code means in HTTP: its status, and the headers some errors carry (Retry-After
- * for a rate limit, Allow for a method a path does not take). The domain throws ServiceErrors by
+ * and RateLimit-* for a rate limit, Allow for a method a path does not take). The domain throws ServiceErrors by
  * code; only the HTTP layer turns them into statuses.
  */
 import type { ErrorCode, ServiceError } from "../errors.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -34,9 +35,11 @@ export const httpStatus = (error: ServiceError): number => ERROR_STATUS[error.co
 
 /** The response headers an error carries, from its details. */
 export function errorHeaders(error: ServiceError): Record<string, string> {
-  const { retry_after_seconds: retryAfter, allow } = error.details;
+  const { retry_after_seconds: retryAfter, limit, allow } = error.details;
   if (error.code === "rate_limited" && typeof retryAfter === "number") {
-    return { "Retry-After": String(retryAfter) };
+    const state =
+      typeof limit === "number" ? { limit, remaining: 0, resetSeconds: retryAfter } : undefined;
+    return { "Retry-After": String(retryAfter), ...(state && rateLimitHeaders(state)) };
   }
   if (error.code === "method_not_allowed" && Array.isArray(allow)) {
     return { Allow: allow.join(", ") };

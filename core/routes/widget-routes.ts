@@ -10,7 +10,8 @@ import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors, isServiceError } from "../errors.ts";
-import type { RateLimiterFactory } from "../http/rate-limiter.ts";
+import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
+import { consumeLimit } from "../http/rate-limit-headers.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { searchSite } from "../search/site-search.ts";
 import type { SiteService } from "../sites/site-service.ts";
@@ -101,7 +102,7 @@ export function widgetRoutes(
   router.get("/v1/:siteId/config", async (req, res) => {
     const target = await siteOf(req);
     requireOrigin(req, res, target.site);
-    await limit.config.consume(target.site.site_id, res);
+    await consumeLimit(limit.config, target.site.site_id, res);
     const { site } = target;
     sendData(req, res, {
       site_id: site.site_id,
@@ -118,8 +119,8 @@ export function widgetRoutes(
   router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {
     const target = await siteOf(req);
     requireOrigin(req, res, target.site);
-    await limit.tokenPerIp.consume(req.ip ?? "unknown", res);
-    await limit.tokenPerSite.consume(target.site.site_id, res);
+    await consumeLimit(limit.tokenPerIp, req.ip ?? "unknown", res);
+    await consumeLimit(limit.tokenPerSite, target.site.site_id, res);
     const { page_url: pageUrl } = tokenBody(req.body);
     const answer = await parts.tokens.token(
       target,
@@ -142,8 +143,8 @@ export function widgetRoutes(
     }
     const target = await siteOf(req);
     const { session, body } = await signed(req, res, target);
-    await limit.queryPerSecond.consume(target.site.site_id, res);
-    await limit.queryPerMinute.consume(target.site.site_id, res);
+    await consumeLimit(limit.queryPerSecond, target.site.site_id, res);
+    await consumeLimit(limit.queryPerMinute, target.site.site_id, res);
     const result = await searchSite(parts.plugins, target.site, body, searchOptions(req, res));
     // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
     parts.usage
@@ -157,7 +158,7 @@ export function widgetRoutes(
   router.post("/v1/:siteId/analytics/event", rawBody, async (req, res) => {
     const target = await siteOf(req);
     const { session, body, raw } = await signed(req, res, target);
-    await limit.events.consume(target.site.site_id, res);
+    await consumeLimit(limit.events, target.site.site_id, res);
     const event = validateBody<UsageEventWrite>("usage-event-write", body);
     const stored = await parts.usage.recordEvent(session, event, raw);
     sendData(req, res, { id: stored.id }, { status: 202 });
@@ -166,7 +167,7 @@ export function widgetRoutes(
   router.post("/v1/:siteId/leads", rawBody, async (req, res) => {
     const target = await siteOf(req);
     const { session, body, raw } = await signed(req, res, target);
-    await limit.leads.consume(target.site.site_id, res);
+    await consumeLimit(limit.leads, target.site.site_id, res);
     const lead = validateBody<LeadCapture>("lead-create", body);
     sendData(req, res, await parts.leads.capture(session, lead, raw), { status: 201 });
   });
@@ -174,7 +175,7 @@ export function widgetRoutes(
   router.post("/v1/:siteId/transcript", rawBody, async (req, res) => {
     const target = await siteOf(req);
     const { session, body, raw } = await signed(req, res, target);
-    await limit.transcripts.consume(target.site.site_id, res);
+    await consumeLimit(limit.transcripts, target.site.site_id, res);
     const transcript = validateBody<Transcript>("transcript-create", body);
     const saved = await parts.transcripts.save(session, target.site, transcript, raw);
     sendData(req, res, saved, { status: 202 });

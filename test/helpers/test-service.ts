@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Scope } from "../../core/auth/principal.ts";
 import { scopes } from "../../core/auth/principal.ts";
 import { loadSettings } from "../../core/settings.ts";
-import { startService, type RunningService } from "../../core/service.ts";
+import { startService, type RunningService } from "../../core/http/service.ts";
 import { newId } from "../../core/store/ids.ts";
 import type { Plan } from "../../core/settings.ts";
 

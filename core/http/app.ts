@@ -1,16 +1,16 @@
 /** Builds the Express app from the service's parts; no I/O happens here. */
 import express, { type Express } from "express";
-import type { ServiceParts } from "./compose.ts";
-import { apiKeyAuth } from "./http/api-key-auth.ts";
-import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
-import { optionsHandler } from "./http/options-handler.ts";
-import { requestContext } from "./http/request-context.ts";
-import { requestLog } from "./http/request-log.ts";
-import { exampleApiRoutes } from "./routes/example-api-routes.ts";
-import { healthRoutes } from "./routes/health-routes.ts";
-import { leadsRoutes } from "./routes/leads-routes.ts";
-import { sitesRoutes } from "./routes/sites-routes.ts";
-import { widgetRoutes } from "./routes/widget-routes.ts";
+import type { ServiceParts } from "../compose.ts";
+import { apiKeyAuth } from "./api-key-auth.ts";
+import { errorHandler, notFoundHandler } from "./error-handler.ts";
+import { optionsHandler } from "./options-handler.ts";
+import { requestContext } from "./request-context.ts";
+import { requestLog } from "./request-log.ts";
+import { exampleApiRoutes } from "../routes/example-api-routes.ts";
+import { healthRoutes } from "../routes/health-routes.ts";
+import { leadsRoutes } from "../routes/leads-routes.ts";
+import { sitesRoutes } from "../routes/sites-routes.ts";
+import { widgetRoutes } from "../routes/widget-routes.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
 export type AppParts = Omit<ServiceParts, "close">;

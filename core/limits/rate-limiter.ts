@@ -1,9 +1,9 @@
 /**
  * Fixed-window rate limits (rate-limiter-flexible): in process for one instance, in Redis when
  * REDIS_URL is set so every instance counts against the same budget. If Redis stops answering the
- * limiter falls back to memory rather than refusing traffic.
+ * limiter falls back to memory rather than refusing traffic. The HTTP layer turns what a count
+ * leaves into RateLimit-* headers (http/rate-limit-headers.ts); jobs can count without it.
  */
-import type { Response } from "express";
 import type { Redis } from "ioredis";
 import {
   RateLimiterMemory,
@@ -22,30 +22,36 @@ export interface LimitSpec {
   durationSeconds: number;
 }
 
+/** What is left of a limit's window after a request was counted. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window starts again. */
+  resetSeconds: number;
+}
+
 export interface RateLimiter {
   /**
-   * Counts one request for `key`. Sets RateLimit-* headers on `res` when given; throws
-   * 429 rate_limited with Retry-After when over the limit.
+   * Counts one request for `key` and tells what is left; throws 429 rate_limited, whose details
+   * carry `retry_after_seconds`, `limit` and `window_seconds`, when over the limit.
    */
-  consume(key: string, res?: Response): Promise<void>;
+  consume(key: string): Promise<RateLimitState>;
 }
 
 export type RateLimiterFactory = (spec: LimitSpec) => RateLimiter;
 
 function wrap(limiter: RateLimiterAbstract, spec: LimitSpec): RateLimiter {
-  const setHeaders = (res: Response | undefined, result: RateLimiterRes) => {
-    if (res === undefined || res.headersSent) return;
-    res.setHeader("RateLimit-Limit", String(spec.points));
-    res.setHeader("RateLimit-Remaining", String(Math.max(0, result.remainingPoints)));
-    res.setHeader("RateLimit-Reset", String(Math.ceil(result.msBeforeNext / 1000)));
-  };
   return {
-    async consume(key, res) {
+    async consume(key) {
       try {
-        setHeaders(res, await limiter.consume(key));
+        const result = await limiter.consume(key);
+        return {
+          limit: spec.points,
+          remaining: Math.max(0, result.remainingPoints),
+          resetSeconds: Math.ceil(result.msBeforeNext / 1000),
+        };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        setHeaders(res, rejection);
         throw errors.rateLimited(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), {
           limit: spec.points,
           window_seconds: spec.durationSeconds,

@@ -5,14 +5,14 @@
 import http from "node:http";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
-import { bootstrap, type Bootstrap } from "./bootstrap.ts";
-import { composeParts, createLogger, type ServiceParts } from "./compose.ts";
-import { clientErrorHandler } from "./http/client-error-handler.ts";
-import type { Settings } from "./settings.ts";
-import { loadSiteFolder } from "./sites/sync/load-sites.ts";
-import { sweepWidgetData } from "./widget/sweeper.ts";
+import { bootstrap, type Bootstrap } from "../bootstrap.ts";
+import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
+import { clientErrorHandler } from "./client-error-handler.ts";
+import type { Settings } from "../settings.ts";
+import { loadSiteFolder } from "../sites/sync/load-sites.ts";
+import { sweepWidgetData } from "../widget/sweeper.ts";
 
-export { connectRedis, createLogger } from "./compose.ts";
+export { connectRedis, createLogger } from "../compose.ts";
 
 const SWEEP_EVERY_MS = 60_000;
 
