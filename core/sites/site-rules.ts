@@ -1,9 +1,9 @@
 /**
  * The one rule set a whole site is judged by, so `sitevoice validate` and the API refuse the same
- * sites with the same words: its JSON Schema (shape, reserved ids, time zones, ports, SQL sources),
- * then the rules that need the installation (which adapter types, industries and voices exist)
- * or look across fields. The API answers the problems in `details.errors`; validate prints each
- * at its line and column.
+ * sites with the same words: its JSON Schema (shape, reserved ids, time zones, ports), then the
+ * rules that need the installation (which adapter types exist and their plugins' config and
+ * collection schemas, which industries and voices exist) or look across fields. The API answers
+ * the problems in `details.errors`; validate prints each at its line and column.
  */
 import type { PluginHost } from "../host/plugin-host.ts";
 import { problemsError, type Problem } from "../validation/problems-error.ts";
@@ -15,7 +15,7 @@ import { checkReferences } from "./yaml/secret-refs.ts";
 
 /** What the rules need to know of the installation. */
 export interface SiteRulesContext {
-  /** Adapter plugins: which `adapter.type`s exist, and their configSchemas. */
+  /** Adapter plugins: which `adapter.type`s exist, and their config and collection schemas. */
   plugins: PluginHost;
   /** Industries with a prompt template (built-in and from prompt-template plugins). */
   industries: ReadonlySet<string>;
