@@ -10,11 +10,7 @@ import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import { addCustomFormats } from "../validation/formats.ts";
 import type { Problem } from "../validation/problems-error.ts";
-import {
-  ERROR_CODE_KEYWORD,
-  ERROR_MESSAGE_KEYWORD,
-  toProblems,
-} from "../validation/to-problems.ts";
+import { addErrorAnnotations, toProblems } from "../validation/to-problems.ts";
 import type { PluginConfigIssue } from "./plugin-errors.ts";
 
 /**
@@ -39,8 +35,7 @@ export function compileSchema(schema: object, logger: Logger): ValidateFunction 
   ajvFormats.default(ajv);
   addCustomFormats(ajv);
   // A plugin's schema may word its rules and mark business rules as the service's own do.
-  ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
-  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
+  addErrorAnnotations(ajv);
   return ajv.compile(schema);
 }
 

@@ -8,7 +8,7 @@ import type { Options, SchemaObject, ValidateFunction } from "ajv";
 import ajvFormats from "ajv-formats";
 import { addCustomFormats } from "./formats.ts";
 import { problemsError, type Problem } from "./problems-error.ts";
-import { ERROR_CODE_KEYWORD, ERROR_MESSAGE_KEYWORD, toProblems } from "./to-problems.ts";
+import { addErrorAnnotations, toProblems } from "./to-problems.ts";
 import apiKeyCreateSchema from "../../schemas/api-key-create.schema.json" with { type: "json" };
 import siteCreateSchema from "../../schemas/site-create.schema.json" with { type: "json" };
 import sitePatchSchema from "../../schemas/site-patch.schema.json" with { type: "json" };
@@ -60,8 +60,7 @@ export function createSchemaAjv(overrides: Options = {}): Ajv2020 {
   const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
   addFormats(ajv);
   addCustomFormats(ajv);
-  ajv.addKeyword({ keyword: ERROR_CODE_KEYWORD, schemaType: "string" });
-  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
+  addErrorAnnotations(ajv);
   for (const schema of Object.values(schemas)) ajv.addSchema(schema);
   return ajv;
 }

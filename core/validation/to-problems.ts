@@ -4,13 +4,27 @@
  * with a sentence saying what the value must be, our `x-error-*` annotations applied. Apart from
  * the validator, which only decides what is validated against which schema.
  */
-import type { ErrorObject } from "ajv";
+import type { Ajv, ErrorObject } from "ajv";
 import type { Problem } from "./problems-error.ts";
 
 /** The annotation marking a subschema whose failure is a business rule (422), not a shape error. */
 export const ERROR_CODE_KEYWORD = "x-error-code";
 /** The annotation giving the readable meaning of a `pattern` or `format`, for error messages. */
 export const ERROR_MESSAGE_KEYWORD = "x-error-message";
+
+/**
+ * Teaches `ajv` the annotations, so strict mode takes them and a schema misusing one does not
+ * compile: `x-error-message` is text, and `validation_failed` is the one `x-error-code` (the
+ * others are decided by the service, not a schema).
+ */
+export function addErrorAnnotations(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: ERROR_CODE_KEYWORD,
+    schemaType: "string",
+    metaSchema: { enum: ["validation_failed"] },
+  });
+  ajv.addKeyword({ keyword: ERROR_MESSAGE_KEYWORD, schemaType: "string" });
+}
 
 /**
  * The problems of a failed validation, noise removed, shape problems first; their fields under

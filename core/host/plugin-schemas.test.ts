@@ -1,0 +1,165 @@
+/**
+ * A third-party adapter's own schemas, as a built-in's are used: its configSchema and
+ * collectionSchema judge a site when it is saved, worded by its `x-error-message`s, and
+ * `x-error-code: validation_failed` makes a rule a business rule (422).
+ */
+import { expect } from "chai";
+import { pino } from "pino";
+import { ServiceError } from "../errors.ts";
+import { httpStatus } from "../http/error-status.ts";
+import { OutboundPolicy } from "../security/outbound-policy.ts";
+import { SiteRules } from "../sites/site-rules.ts";
+import { definePlugin } from "./plugin.ts";
+import { PluginLoadError } from "./plugin-errors.ts";
+import { PluginHost } from "./plugin-host.ts";
+
+const airtable = {
+  kind: "adapter" as const,
+  name: "acme-sitevoice-airtable",
+  apiVersion: 1,
+  type: "airtable",
+  configSchema: {
+    type: "object",
+    additionalProperties: false,
+    required: ["baseId"],
+    properties: {
+      baseId: {
+        type: "string",
+        pattern: "^app[A-Za-z0-9]{14}$",
+        "x-error-message": "must be an Airtable base id such as appABCDEFGHIJKLMN",
+      },
+      region: {
+        type: "string",
+        enum: ["eu", "us"],
+        "x-error-code": "validation_failed",
+        "x-error-message": "must be a region this installation serves (eu or us)",
+      },
+    },
+  },
+  collectionSchema: {
+    type: "object",
+    properties: {
+      source: {
+        type: "string",
+        pattern: "^tbl[A-Za-z0-9]{14}$",
+        "x-error-message": "must be an Airtable table id such as tblABCDEFGHIJKLMN",
+      },
+    },
+  },
+  create: () => ({ search: async () => ({ success: true as const, total: 0, items: [] }) }),
+};
+
+const site = (config: object, source = "tblABCDEFGHIJKLMN") => ({
+  business_name: "Acme",
+  business_description: "",
+  domain: "acme.example",
+  adapter: {
+    type: "airtable",
+    config,
+    collections: { products: { source, searchable_fields: ["name"] } },
+  },
+});
+
+describe("a third-party adapter's schemas", () => {
+  let host: PluginHost;
+  let rules: SiteRules;
+
+  beforeEach(() => {
+    host = new PluginHost({
+      logger: pino({ level: "silent" }),
+      outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+    });
+    rules = new SiteRules({ plugins: host, industries: new Set(["general"]) });
+  });
+
+  afterEach(async () => {
+    await host.close();
+  });
+
+  function rejection(data: unknown): ServiceError {
+    try {
+      rules.accept("site-create", data);
+    } catch (error) {
+      expect(error).to.be.instanceOf(ServiceError);
+      return error as ServiceError;
+    }
+    expect.fail(`accepted ${JSON.stringify(data)}`);
+  }
+
+  it("accepts a site its schemas accept", () => {
+    host.register(definePlugin(airtable), "test");
+    expect(() => rules.accept("site-create", site({ baseId: "appABCDEFGHIJKLMN" }))).not.to.throw();
+  });
+
+  it("words a config problem by its x-error-message, naming the plugin (400)", () => {
+    host.register(definePlugin(airtable), "test");
+    const error = rejection(site({ baseId: "base1" }));
+    expect([error.code, httpStatus(error)]).to.deep.equal(["invalid_request", 400]);
+    expect(error.message).to.equal(
+      "adapter.config.baseId must be an Airtable base id such as appABCDEFGHIJKLMN",
+    );
+    expect(error.details).to.include({
+      field: "adapter.config.baseId",
+      plugin: "acme-sitevoice-airtable",
+    });
+  });
+
+  it("answers a rule marked x-error-code: validation_failed with 422", () => {
+    host.register(definePlugin(airtable), "test");
+    const error = rejection(site({ baseId: "appABCDEFGHIJKLMN", region: "apac" }));
+    expect([error.code, httpStatus(error), error.message]).to.deep.equal([
+      "validation_failed",
+      422,
+      "adapter.config.region must be a region this installation serves (eu or us)",
+    ]);
+  });
+
+  it("refuses at registration any x-error-code but validation_failed", () => {
+    const configSchema = { type: "string", "x-error-code": "forbidden" };
+    let caught: unknown;
+    try {
+      host.register(definePlugin({ ...airtable, configSchema }), "test");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(PluginLoadError);
+    expect(String((caught as Error).message)).to.match(/configSchema does not compile/);
+  });
+
+  it("judges each collection by its collectionSchema", () => {
+    host.register(definePlugin(airtable), "test");
+    const error = rejection(site({ baseId: "appABCDEFGHIJKLMN" }, "Products"));
+    expect(error.details.errors).to.deep.equal([
+      {
+        field: "adapter.collections.products.source",
+        message:
+          "adapter.collections.products.source must be an Airtable table id such as tblABCDEFGHIJKLMN",
+      },
+    ]);
+  });
+
+  it("refuses at registration a collectionSchema ajv cannot compile", () => {
+    let caught: unknown;
+    try {
+      host.register(definePlugin({ ...airtable, collectionSchema: { type: "nope" } }), "test");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(PluginLoadError);
+    expect(String((caught as Error).message)).to.match(
+      /^plugin "acme-sitevoice-airtable": collectionSchema does not compile: /,
+    );
+  });
+
+  it("refuses at registration an x-error-message that is not text", () => {
+    const configSchema = { type: "object", properties: { a: { "x-error-message": 5 } } };
+    let caught: unknown;
+    try {
+      host.register(definePlugin({ ...airtable, configSchema }), "test");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(PluginLoadError);
+    expect(String((caught as Error).message)).to.match(/configSchema does not compile/);
+  });
+});
