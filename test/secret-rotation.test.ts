@@ -101,6 +101,25 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
   }
 }
 
+/**
+ * Hooks giving the enclosing describe a rotated store of its own, served on the new key alone;
+ * what they made is on the returned object once `before` has run.
+ */
+function servedOnNewKeyAlone(target: DatabaseTarget): { rotated?: Rotated; service?: TestService } {
+  const made: { rotated?: Rotated; service?: TestService } = {};
+  before(async function () {
+    made.rotated = await rotated(this, target);
+    made.service = await startTestService(made.rotated.database.url, {
+      SITEVOICE_MASTER_KEY: made.rotated.newKey.toString("base64"),
+    });
+  });
+  after(async () => {
+    await made.service?.stop();
+    await made.rotated?.database.drop();
+  });
+  return made;
+}
+
 for (const target of databaseTargets) {
   describe(`secrets rotate on ${target.label}`, function () {
     describe("the store after the rotation", () => {
@@ -151,32 +170,20 @@ for (const target of databaseTargets) {
     });
 
     describe("the service on the new key alone, after the rotation", () => {
-      let r: Rotated | undefined;
-      let service: TestService | undefined;
-
-      before(async function () {
-        r = await rotated(this, target);
-        service = await startTestService(r.database.url, {
-          SITEVOICE_MASTER_KEY: r.newKey.toString("base64"),
-        });
-      });
-      after(async () => {
-        await service?.stop();
-        await r?.database.drop();
-      });
+      const on = servedOnNewKeyAlone(target);
 
       it("reads the site, its secret masked", async () => {
-        const read = await request(service!.server)
-          .get(`/v1/sites/${r!.siteId}`)
-          .set(r!.auth)
+        const read = await request(on.service!.server)
+          .get(`/v1/sites/${on.rotated!.siteId}`)
+          .set(on.rotated!.auth)
           .expect(200);
         expect(read.body.data.adapter.config.auth.value).to.equal("••••bbbb");
       });
 
       it("recomputed the hashes under the new key: the same content is still no change", async () => {
-        const same = await request(service!.server)
-          .patch(`/v1/sites/${r!.siteId}`)
-          .set(r!.auth)
+        const same = await request(on.service!.server)
+          .patch(`/v1/sites/${on.rotated!.siteId}`)
+          .set(on.rotated!.auth)
           .send({ adapter: adapter("tok_second_0123456789bbbb") })
           .expect(200);
         expect(same.body.meta.version).to.equal(2);
@@ -185,24 +192,12 @@ for (const target of databaseTargets) {
 
     // Restoring makes a new version, so this test has a rotated store of its own.
     describe("restoring an old version on the new key alone, after the rotation", () => {
-      let r: Rotated | undefined;
-      let service: TestService | undefined;
-
-      before(async function () {
-        r = await rotated(this, target);
-        service = await startTestService(r.database.url, {
-          SITEVOICE_MASTER_KEY: r.newKey.toString("base64"),
-        });
-      });
-      after(async () => {
-        await service?.stop();
-        await r?.database.drop();
-      });
+      const on = servedOnNewKeyAlone(target);
 
       it("restores version 1 with its old secret, as version 3", async () => {
-        const restored = await request(service!.server)
-          .post(`/v1/sites/${r!.siteId}/versions/1/restore`)
-          .set(r!.auth)
+        const restored = await request(on.service!.server)
+          .post(`/v1/sites/${on.rotated!.siteId}/versions/1/restore`)
+          .set(on.rotated!.auth)
           .expect(200);
         expect(restored.body.data.adapter.config.auth.value).to.equal("••••aaaa");
         expect(restored.body.meta.version).to.equal(3);

@@ -5,13 +5,13 @@
  */
 import { expect } from "chai";
 import { pino } from "pino";
-import { ServiceError } from "../errors.ts";
 import { httpStatus } from "../http/error-status.ts";
 import { OutboundPolicy } from "../security/outbound-policy.ts";
 import { SiteRules } from "../sites/site-rules.ts";
 import { definePlugin } from "./plugin.ts";
 import { PluginLoadError } from "./plugin-errors.ts";
 import { PluginHost } from "./plugin-host.ts";
+import { refusalOf, thrownBy } from "../../test/helpers/thrown.ts";
 
 const airtable = {
   kind: "adapter" as const,
@@ -76,15 +76,10 @@ describe("a third-party adapter's schemas", () => {
     await host.close();
   });
 
-  function rejection(data: unknown): ServiceError {
-    try {
-      rules.accept("site-create", data);
-    } catch (error) {
-      expect(error).to.be.instanceOf(ServiceError);
-      return error as ServiceError;
-    }
-    expect.fail(`accepted ${JSON.stringify(data)}`);
-  }
+  const rejection = (data: unknown) => refusalOf(() => rules.accept("site-create", data));
+  /** The error registering `airtable` with `change` throws. */
+  const registrationError = (change: object) =>
+    thrownBy(() => host.register(definePlugin({ ...airtable, ...change }), "test"));
 
   it("accepts a site its schemas accept", () => {
     host.register(definePlugin(airtable), "test");
@@ -116,14 +111,9 @@ describe("a third-party adapter's schemas", () => {
 
   it("refuses at registration any x-error-code but validation_failed", () => {
     const configSchema = { type: "string", "x-error-code": "forbidden" };
-    let caught: unknown;
-    try {
-      host.register(definePlugin({ ...airtable, configSchema }), "test");
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).to.be.instanceOf(PluginLoadError);
-    expect(String((caught as Error).message)).to.match(/configSchema does not compile/);
+    const error = registrationError({ configSchema });
+    expect(error).to.be.instanceOf(PluginLoadError);
+    expect(error.message).to.match(/configSchema does not compile/);
   });
 
   it("judges each collection by its collectionSchema", () => {
@@ -139,27 +129,17 @@ describe("a third-party adapter's schemas", () => {
   });
 
   it("refuses at registration a collectionSchema ajv cannot compile", () => {
-    let caught: unknown;
-    try {
-      host.register(definePlugin({ ...airtable, collectionSchema: { type: "nope" } }), "test");
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).to.be.instanceOf(PluginLoadError);
-    expect(String((caught as Error).message)).to.match(
+    const error = registrationError({ collectionSchema: { type: "nope" } });
+    expect(error).to.be.instanceOf(PluginLoadError);
+    expect(error.message).to.match(
       /^plugin "acme-sitevoice-airtable": collectionSchema does not compile: /,
     );
   });
 
   it("refuses at registration an x-error-message that is not text", () => {
     const configSchema = { type: "object", properties: { a: { "x-error-message": 5 } } };
-    let caught: unknown;
-    try {
-      host.register(definePlugin({ ...airtable, configSchema }), "test");
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).to.be.instanceOf(PluginLoadError);
-    expect(String((caught as Error).message)).to.match(/configSchema does not compile/);
+    const error = registrationError({ configSchema });
+    expect(error).to.be.instanceOf(PluginLoadError);
+    expect(error.message).to.match(/configSchema does not compile/);
   });
 });

@@ -18,6 +18,7 @@ import type { Store } from "../store/store.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import { replayKey } from "../widget/replay-key.ts";
 import { leadView, type LeadView } from "./lead-view.ts";
+import { keysetPage } from "../util/keyset-page.ts";
 
 export const LEAD_STATUSES = ["new", "contacted", "qualified", "won", "lost", "spam"] as const;
 
@@ -132,15 +133,10 @@ export class LeadService {
       limit: query.limit + 1,
       siteIds: principal.siteIds === undefined ? undefined : [...principal.siteIds],
     });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map(leadView),
-      next:
-        rows.length > query.limit && last !== undefined
-          ? { created_at: Number(last.created_at), id: last.id }
-          : undefined,
-    };
+    return keysetPage(rows, query.limit, leadView, (last) => ({
+      created_at: Number(last.created_at),
+      id: last.id,
+    }));
   }
 }
 

@@ -4,10 +4,11 @@
  * the same 400/422 split as the site schema's own fields.
  */
 import { expect } from "chai";
-import { ServiceError } from "../errors.ts";
+import type { ServiceError } from "../errors.ts";
 import { httpStatus } from "../http/error-status.ts";
 import type { InstalledPlugins } from "../compose.ts";
 import { installedPlugins } from "../../test/helpers/installed-plugins.ts";
+import { refusalOf } from "../../test/helpers/thrown.ts";
 import type { SiteRules } from "./site-rules.ts";
 
 const minimalSite = () => ({
@@ -41,16 +42,7 @@ describe("site rules with the built-in adapter plugins", () => {
     await installed.plugins.close();
   });
 
-  /** Runs rules.accept expecting a ServiceError and returns it. */
-  function rejection(data: unknown): ServiceError {
-    try {
-      rules.accept("site-create", data);
-    } catch (error) {
-      expect(error).to.be.instanceOf(ServiceError);
-      return error as ServiceError;
-    }
-    expect.fail(`accepted ${JSON.stringify(data)}`);
-  }
+  const rejection = (data: unknown) => refusalOf(() => rules.accept("site-create", data));
 
   function expectInvalid(data: unknown, field: string): ServiceError {
     const error = rejection(data);

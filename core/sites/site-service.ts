@@ -27,6 +27,7 @@ import type { SiteRules } from "./site-rules.ts";
 import { maskSiteSecrets } from "./site-secrets.ts";
 import type { PublicSite, SiteConfig } from "./site-types.ts";
 import { assertRoomForSite, cannotCreate, normalizeSite, SiteWriter } from "./site-writer.ts";
+import { keysetPage } from "../util/keyset-page.ts";
 
 export type { ChangeSource, SiteVersionView, SiteView };
 export { normalizeSite };
@@ -97,15 +98,12 @@ export class SiteService {
       limit: query.limit + 1,
       siteIds: principal.siteIds === undefined ? undefined : [...principal.siteIds],
     });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => this.codec.view(row)),
-      next:
-        rows.length > query.limit && last !== undefined
-          ? { created_at: last.created_at, site_id: last.site_id }
-          : undefined,
-    };
+    return keysetPage(
+      rows,
+      query.limit,
+      (row) => this.codec.view(row),
+      (last) => ({ created_at: last.created_at, site_id: last.site_id }),
+    );
   }
 
   /**
@@ -235,11 +233,7 @@ export class SiteService {
   ): Promise<{ items: SiteVersionView[]; next?: number }> {
     await this.access.owned(principal, siteId, { cached: true });
     const rows = await this.store.sites.listVersions(siteId, { ...query, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    return {
-      items: page.map((row) => versionView(row)),
-      next: rows.length > query.limit ? page.at(-1)?.version : undefined,
-    };
+    return keysetPage(rows, query.limit, versionView, (last) => last.version);
   }
 
   async version(
