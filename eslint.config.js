@@ -22,8 +22,8 @@ export default tseslint.config(
     // The domain knows no HTTP: only the HTTP layer (with the app and the service that serves it)
     // and the routes import Express or core/http, and `sitevoice serve`, which starts that
     // service. The composition root does not, so jobs and the crawler can build the parts and
-    // use the domain without Express. Tests and the conformance kit (test code shipped as
-    // sitevoice/testing) may check HTTP statuses.
+    // use the domain without Express. Tests, the fixtures they share (*-fixtures.ts) and the
+    // conformance kit (test code shipped as sitevoice/testing) may check HTTP statuses.
     files: ["core/**/*.ts"],
     ignores: [
       "core/http/**",
@@ -31,6 +31,7 @@ export default tseslint.config(
       "core/cli/serve.ts",
       "core/host/testing/**",
       "**/*.test.ts",
+      "**/*-fixtures.ts",
     ],
     rules: {
       "no-restricted-imports": [
@@ -56,9 +57,10 @@ export default tseslint.config(
   {
     // Built-in plugins stand where a third party's would: they use the public API ("sitevoice",
     // "sitevoice/sql", "sitevoice/testing") and the files in their own folder, never the core's
-    // internals nor another plugin's.
+    // internals nor another plugin's. Their tests, and the fixtures the tests share
+    // (*-fixtures.ts), are not plugin code: they may use the core's internals.
     files: ["plugins/**/*.ts"],
-    ignores: ["**/*.test.ts"],
+    ignores: ["**/*.test.ts", "**/*-fixtures.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

@@ -1,0 +1,123 @@
+/**
+ * PluginHost's lifecycle: startGlobal starting each global plugin and marking the ones that fail,
+ * and close closing every instance once, in reverse order, and refusing new ones after.
+ */
+import { expect } from "chai";
+import { definePlugin } from "./plugin.ts";
+import type { EventSink } from "./plugin.ts";
+import type { PluginHost } from "./plugin-host.ts";
+import { closedLog, freshHost, memorySink, rejectionOf } from "./plugin-host-fixtures.ts";
+
+describe("PluginHost", () => {
+  let host: PluginHost;
+
+  beforeEach(() => {
+    host = freshHost();
+  });
+
+  afterEach(async () => {
+    await host.close();
+  });
+
+  describe("startGlobal", () => {
+    it("reports an auth plugin that started as unused, with why, since nothing calls it yet", async () => {
+      host.register(
+        definePlugin({
+          kind: "auth",
+          name: "auth-idle",
+          apiVersion: 1,
+          create: () => ({ authenticate: async () => undefined }),
+        }),
+        "test",
+      );
+      host.start();
+      await host.startGlobal({});
+      const [auth] = host.list();
+      expect(auth).to.include({ name: "auth-idle", status: "unused" });
+      expect(auth?.note).to.match(/not called yet/);
+    });
+
+    it("marks a failing plugin and starts the others", async () => {
+      const received: unknown[] = [];
+      await host.loadPackages(["sitevoice-sink-throws", "sitevoice-adapter-example"]);
+      host.register(memorySink("sink-memory", received), "test");
+      host.register(
+        definePlugin({
+          kind: "auth",
+          name: "auth-secret",
+          apiVersion: 1,
+          configSchema: { type: "object", required: ["secret"] },
+          create: () => ({ authenticate: async () => undefined }),
+        }),
+        "test",
+      );
+      host.start();
+
+      await host.startGlobal({ "sink-memory": { label: "mem" } });
+
+      expect(host.list().map(({ name, status, error }) => ({ name, status, error }))).to.deep.equal(
+        [
+          {
+            name: "sitevoice-sink-throws",
+            status: "failed",
+            error:
+              'plugin "sitevoice-sink-throws": create failed for scope "global": sink cannot start',
+          },
+          { name: "sitevoice-adapter-example", status: "registered", error: undefined },
+          { name: "sink-memory", status: "active", error: undefined },
+          {
+            name: "auth-secret",
+            status: "failed",
+            error: 'plugin "auth-secret": config.secret is required',
+          },
+        ],
+      );
+      const sinks: EventSink[] = host.globals("event-sink");
+      expect(sinks).to.have.length(1);
+      await sinks[0]?.handle({ id: "e1", type: "test.event", data: 1 });
+      expect(received).to.deep.equal([
+        { config: { label: "mem" }, event: { id: "e1", type: "test.event", data: 1 } },
+      ]);
+      expect(host.globals("auth")).to.deep.equal([]);
+    });
+  });
+
+  describe("close", () => {
+    it("closes every instance in reverse order of creation, once", async () => {
+      await host.loadPackages(["sitevoice-adapter-example"]);
+      host.register(
+        definePlugin({
+          kind: "adapter",
+          name: "adapter-bad-close",
+          apiVersion: 1,
+          create: () => ({
+            search: async () => ({ success: true as const, total: 0, items: [] }),
+            close: () => {
+              closedLog().push("bad-close");
+              throw new Error("close failed");
+            },
+          }),
+        }),
+        "test",
+      );
+      await host.instance("adapter", "example", { dataset: "first" }, "s1");
+      await host.instance("adapter", "adapter-bad-close", {}, "s1");
+      await host.instance("adapter", "example", { dataset: "second" }, "s2");
+      await host.instance("adapter", "example", { dataset: "third" }, "s3");
+
+      await host.close();
+      await host.close();
+
+      expect(closedLog()).to.deep.equal(["third", "second", "bad-close", "first"]);
+    });
+
+    it("refuses new instances once closed", async () => {
+      await host.loadPackages(["sitevoice-adapter-example"]);
+      await host.close();
+
+      const error = await rejectionOf(host.instance("adapter", "example", { dataset: "a" }, "s1"));
+
+      expect(error.message).to.equal("the plugin host is closed");
+    });
+  });
+});

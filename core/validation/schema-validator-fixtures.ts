@@ -1,0 +1,33 @@
+/**
+ * What the validateBody tests share: the ServiceError a refused body gives, checked as a 400 that
+ * names the field, and the smallest valid site.
+ */
+import { expect } from "chai";
+import { httpStatus } from "../http/error-status.ts";
+import { ServiceError } from "../errors.ts";
+import { validateBody, type SchemaName } from "./schema-validator.ts";
+
+/** Runs validateBody expecting a ServiceError and returns it. */
+export function rejection(name: SchemaName, data: unknown): ServiceError {
+  try {
+    validateBody(name, data);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ServiceError);
+    return error as ServiceError;
+  }
+  expect.fail(`${name} accepted ${JSON.stringify(data)}`);
+}
+
+export function expectInvalid(name: SchemaName, data: unknown, field: string): ServiceError {
+  const error = rejection(name, data);
+  expect(error.code).to.equal("invalid_request");
+  expect(httpStatus(error)).to.equal(400);
+  expect(error.details.field).to.equal(field);
+  return error;
+}
+
+export const minimalSite = () => ({
+  business_name: "Acme Dental",
+  business_description: "Family dental clinic.",
+  domain: "acmedental.example.com",
+});
