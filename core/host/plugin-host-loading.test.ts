@@ -14,16 +14,7 @@ import { PluginLoadError } from "./plugin-errors.ts";
 import { PluginHost } from "./plugin-host.ts";
 import { OutboundPolicy } from "../security/outbound-policy.ts";
 import { freshHost, logger, memorySink, rejectionOf } from "./plugin-host-fixtures.ts";
-
-function thrownBy(action: () => unknown): Error {
-  try {
-    action();
-  } catch (error) {
-    expect(error).to.be.instanceOf(Error);
-    return error as Error;
-  }
-  return expect.fail("expected a throw");
-}
+import { thrownBy } from "../../test/helpers/thrown.ts";
 
 describe("PluginHost", () => {
   let host: PluginHost;

@@ -4,19 +4,13 @@
  */
 import { expect } from "chai";
 import { httpStatus } from "../http/error-status.ts";
-import { ServiceError } from "../errors.ts";
+import type { ServiceError } from "../errors.ts";
+import { refusalOf } from "../../test/helpers/thrown.ts";
 import { validateBody, type SchemaName } from "./schema-validator.ts";
 
 /** Runs validateBody expecting a ServiceError and returns it. */
-export function rejection(name: SchemaName, data: unknown): ServiceError {
-  try {
-    validateBody(name, data);
-  } catch (error) {
-    expect(error).to.be.instanceOf(ServiceError);
-    return error as ServiceError;
-  }
-  expect.fail(`${name} accepted ${JSON.stringify(data)}`);
-}
+export const rejection = (name: SchemaName, data: unknown): ServiceError =>
+  refusalOf(() => validateBody(name, data));
 
 export function expectInvalid(name: SchemaName, data: unknown, field: string): ServiceError {
   const error = rejection(name, data);
