@@ -772,6 +772,20 @@ for (const target of databaseTargets) {
           expect(res.body.error.message).to.include("alloy");
         });
 
+        it("400 naming adapter.config.__proto__: a JSON key so named is a field like any other", async () => {
+          const res = await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .set("Content-Type", "application/json")
+            .send(
+              `{"business_name":"P","business_description":"","domain":"proto.example","adapter":` +
+                `{"type":"rest","config":{"baseUrl":"https://api.proto.example",` +
+                `"__proto__":{"timeoutMs":1}},"collections":{}}}`,
+            );
+          refused(res, 400, "adapter.config.__proto__");
+          expect(res.body.error.message).to.equal("adapter.config.__proto__ is not a known field");
+        });
+
         it("400 for a time zone that is not an IANA zone", async () => {
           const { res } = await createIn({ ...dental, timezone: "Mars/Olympus" });
           refused(res, 400, "timezone");

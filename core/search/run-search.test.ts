@@ -49,6 +49,25 @@ describe("runSearch", () => {
     });
   });
 
+  it("returns a field named __proto__ as a field, never as the answer's prototype", async () => {
+    const odd: CollectionSpec = { ...collection, display_fields: ["name", "__proto__"] };
+    const item = JSON.parse('{"name":"Margherita","__proto__":{"price":11}}') as Record<
+      string,
+      unknown
+    >;
+    const adapter: DataAdapter = {
+      search: async () => ({ success: true, total: 1, items: [item] }),
+    };
+    const result = await runSearch(
+      adapter,
+      odd,
+      checkSearch(odd, { collection: "menu", limit: 1 }),
+    );
+    const [picked] = (result as { items: Record<string, unknown>[] }).items;
+    expect(Object.getPrototypeOf(picked)).to.equal(Object.prototype);
+    expect(JSON.stringify(picked)).to.equal('{"name":"Margherita","__proto__":{"price":11}}');
+  });
+
   it("aborts the adapter's signal and answers 504 adapter_timeout at the deadline", async () => {
     let aborted: unknown;
     const adapter: DataAdapter = {

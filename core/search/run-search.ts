@@ -104,8 +104,9 @@ function isResult(
   );
 }
 
+/** The item's own `fields`, each an own field of the copy (even one named __proto__). */
 function pick(item: Record<string, unknown>, fields: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of fields) if (Object.hasOwn(item, field)) out[field] = item[field];
-  return out;
+  return Object.fromEntries(
+    fields.filter((field) => Object.hasOwn(item, field)).map((field) => [field, item[field]]),
+  );
 }

@@ -51,14 +51,16 @@ function mapSecrets(
     return config.map((item, index) => mapSecrets(item, fn, [...path, String(index)]));
   }
   if (!isObject(config)) return config;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(config)) {
-    out[key] =
+  // fromEntries defines each key as the object's own, so a key named __proto__ stays a field
+  // (for the rules to refuse or keep) instead of becoming the copy's prototype.
+  return Object.fromEntries(
+    Object.entries(config).map(([key, value]) => [
+      key,
       typeof value === "string" && isSecretKey(key, parentKey)
         ? fn(value, key, [...path, key])
-        : mapSecrets(value, fn, [...path, key]);
-  }
-  return out;
+        : mapSecrets(value, fn, [...path, key]),
+    ]),
+  ) as JsonObject;
 }
 
 /** Applies `fn` to `site.adapter.config`, leaving the rest of the site as it is. */

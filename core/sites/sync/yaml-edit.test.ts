@@ -18,6 +18,20 @@ adapter:
 `;
 
 describe("editYaml", () => {
+  it("writes a key named __proto__ as a key, leaving Object.prototype alone", () => {
+    const out = editYaml(FILE, [{ path: ["adapter", "config", "__proto__"], value: { x: 1 } }]);
+    expect(Object.hasOwn(Object.prototype, "x")).to.equal(false);
+    const data = parse(out) as { adapter: { config: Record<string, unknown> } };
+    expect(Object.getOwnPropertyDescriptor(data.adapter.config, "__proto__")?.value).to.deep.equal({
+      x: 1,
+    });
+  });
+
+  it("sets a key under a __proto__ the file lacks without reaching Object.prototype", () => {
+    editYaml(FILE, [{ path: ["adapter", "config", "__proto__", "polluted"], value: 1 }]);
+    expect(Object.hasOwn(Object.prototype, "polluted")).to.equal(false);
+  });
+
   it("changes a scalar in place, keeping its line comment and every other line", () => {
     const out = editYaml(FILE, [{ path: ["appearance", "size"], value: "large" }]);
     expect(out).to.equal(FILE.replace("size: small", "size: large"));

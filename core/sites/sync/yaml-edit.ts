@@ -8,6 +8,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { isMap, isScalar, parseDocument, stringify } from "yaml";
 import type { Document, Pair, Scalar, YAMLMap } from "yaml";
+import { ownValue, setOwn } from "../../util/own.ts";
 
 /** Set the value at `path`, or remove the key when `value` is undefined. */
 export interface YamlEdit {
@@ -148,13 +149,20 @@ function lineEnd(text: string, offset: number): number {
   return newline === -1 ? text.length : newline + 1;
 }
 
+/** Applies `edit` to the parsed file; every key is an own property (even one named __proto__). */
 function applyToData(data: unknown, { path, value }: YamlEdit) {
-  let node = data as Record<string, unknown>;
+  let node = data as object;
   for (const key of path.slice(0, -1)) {
-    if (typeof node[key] !== "object" || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
+    const next = ownValue(node, key);
+    if (typeof next === "object" && next !== null) {
+      node = next;
+    } else {
+      const created = {};
+      setOwn(node, key, created);
+      node = created;
+    }
   }
   const key = path.at(-1) as string;
-  if (value === undefined) delete node[key];
-  else node[key] = structuredClone(value);
+  if (value === undefined) delete (node as Record<string, unknown>)[key];
+  else setOwn(node, key, structuredClone(value));
 }
