@@ -24,6 +24,8 @@ export interface RegisteredPlugin {
 /** A definition that passed the checks, with its schemas compiled (those it has). */
 export interface CheckedPlugin extends RegisteredPlugin {
   validate: ValidateFunction | undefined;
+  /** The configSchema compiled to fill in its `default`s (it changes what it validates). */
+  fillDefaults: ValidateFunction | undefined;
   /** An adapter's collectionSchema, compiled. */
   validateCollection: ValidateFunction | undefined;
 }
@@ -66,14 +68,14 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }
-  const compiled = (member: "configSchema" | "collectionSchema") => {
+  const compiled = (member: "configSchema" | "collectionSchema", useDefaults = false) => {
     const schema = d[member];
     if (schema === undefined) return undefined;
     if (typeof schema !== "object" || schema === null) {
       throw fail(`${member} ${show(schema)} is not a JSON Schema object`);
     }
     try {
-      return compileSchema(schema, logger.child({ plugin: name }));
+      return compileSchema(schema, logger.child({ plugin: name }), { useDefaults });
     } catch (error) {
       throw fail(`${member} does not compile: ${messageOf(error)}`, error);
     }
@@ -86,6 +88,7 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
     source,
     definition,
     validate: compiled("configSchema"),
+    fillDefaults: compiled("configSchema", true),
     validateCollection: compiled("collectionSchema"),
   };
 }

@@ -17,13 +17,18 @@ import type { PluginConfigIssue } from "./plugin-errors.ts";
  * Draft-07 when the schema says so, else 2020-12. Each plugin gets its own ajv so that two plugins
  * using the same `$id` cannot collide or reach into each other's schemas.
  */
-export function compileSchema(schema: object, logger: Logger): ValidateFunction {
+export function compileSchema(
+  schema: object,
+  logger: Logger,
+  { useDefaults = false }: { useDefaults?: boolean } = {},
+): ValidateFunction {
   const { $schema } = schema as { $schema?: unknown };
   const draft07 = typeof $schema === "string" && $schema.includes("json-schema.org/draft-07/");
   const options = {
     allErrors: true,
     // Errors then carry `parentSchema`, where the x-error-* annotations are read.
     verbose: true,
+    useDefaults,
     logger: {
       log: (...args: unknown[]) => logger.debug(args.map(String).join(" ")),
       warn: (...args: unknown[]) => logger.warn(args.map(String).join(" ")),

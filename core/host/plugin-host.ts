@@ -124,6 +124,14 @@ export class PluginHost {
   }
 
   /**
+   * Fills into `config` (which the caller owns) the `default`s of the plugin's configSchema, as
+   * the site schema's own defaults are filled in, when the config is valid; else leaves it as is.
+   */
+  fillConfigDefaults(kind: PluginKind, typeOrName: string, config: unknown): void {
+    this.#find(kind, typeOrName)?.fillDefaults?.(config);
+  }
+
+  /**
    * The problems of a site's `config` for the plugin (its configSchema), worded as the site
    * rules word every problem, each field under `prefix` (`adapter.config`).
    */

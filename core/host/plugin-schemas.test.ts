@@ -31,6 +31,7 @@ const airtable = {
       region: {
         type: "string",
         enum: ["eu", "us"],
+        default: "eu",
         "x-error-code": "validation_failed",
         "x-error-message": "must be a region this installation serves (eu or us)",
       },
@@ -81,9 +82,13 @@ describe("a third-party adapter's schemas", () => {
   const registrationError = (change: object) =>
     thrownBy(() => host.register(definePlugin({ ...airtable, ...change }), "test"));
 
-  it("accepts a site its schemas accept", () => {
+  it("accepts a site its schemas accept, filling in its configSchema's defaults", () => {
     host.register(definePlugin(airtable), "test");
-    expect(() => rules.accept("site-create", site({ baseId: "appABCDEFGHIJKLMN" }))).not.to.throw();
+    const accepted = rules.accept<{ adapter: { config: object } }>(
+      "site-create",
+      site({ baseId: "appABCDEFGHIJKLMN" }),
+    );
+    expect(accepted.adapter.config).to.deep.equal({ baseId: "appABCDEFGHIJKLMN", region: "eu" });
   });
 
   it("words a config problem by its x-error-message, naming the plugin (400)", () => {

@@ -79,12 +79,12 @@ describe("site rules with the built-in adapter plugins", () => {
       "http://localhost",
       "https://api.example.com/v1",
     ]) {
-      it(`accepts the baseUrl ${baseUrl}, leaving queryMode to the plugin`, () => {
+      it(`accepts the baseUrl ${baseUrl}, queryMode filled in from the plugin's default`, () => {
         const site = rules.accept<{ adapter: { config: object } }>(
           "site-create",
           withRestAdapter(baseUrl),
         );
-        expect(site.adapter.config).to.deep.equal({ baseUrl });
+        expect(site.adapter.config).to.deep.equal({ baseUrl, queryMode: "querystring" });
       });
     }
 

@@ -53,13 +53,19 @@ export class SiteRules {
   }
 
   /**
-   * `data` with its defaults filled in, when it keeps every rule; else every problem as one
-   * ServiceError (400, or 422 when all are business rules). The caller must own `data`.
+   * `data` with its defaults filled in (the site schema's, and its adapter plugin's for the
+   * adapter config), when it keeps every rule; else every problem as one ServiceError (400, or
+   * 422 when all are business rules). The caller must own `data`.
    */
   accept<T>(schema: SiteSchema, data: unknown): T {
     const problems = this.problems(schema, data);
     if (problems.length > 0) throw problemsError(problems);
-    return validateBody<T>(schema, data);
+    const site = validateBody<T>(schema, data);
+    const adapter = asRecord((site as { adapter?: unknown }).adapter);
+    if (typeof adapter?.type === "string" && adapter.config !== undefined) {
+      this.context.plugins.fillConfigDefaults("adapter", adapter.type, adapter.config);
+    }
+    return site;
   }
 
   /**
