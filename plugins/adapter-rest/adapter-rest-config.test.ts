@@ -3,11 +3,10 @@
  * self-contained schema, and a header value it cannot send refused without quoting it.
  */
 import { expect } from "chai";
-import { PluginHost } from "../../core/host/plugin-host.ts";
-import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
+import { testPluginHost } from "sitevoice/testing";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
 import restPlugin from "./index.ts";
-import { logger, restAdapters } from "./adapter-rest-fixtures.ts";
+import { restAdapters } from "./adapter-rest-fixtures.ts";
 
 describe("REST adapter", () => {
   let server: DrfServer;
@@ -25,15 +24,12 @@ describe("REST adapter", () => {
 
   describe("config", () => {
     const issues = (config: unknown) => {
-      const host = new PluginHost({
-        logger,
-        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
-      });
+      const host = testPluginHost({ allowPrivateNetworks: false });
       host.register(restPlugin, "builtin:adapter-rest");
       return host.validateConfig("adapter", "rest", config).map((i) => i.field);
     };
 
-    it("accepts the site schema's examples and a config without queryMode", () => {
+    it("accepts its schema's examples and a config without queryMode", () => {
       expect(
         issues({ baseUrl: "https://api.example.com/v1", auth: { type: "bearer", value: "x" } }),
       ).to.deep.equal([]);

@@ -5,15 +5,10 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { pino } from "pino";
-import type { DataAdapter } from "../../core/host/plugin.ts";
-import { PluginHost } from "../../core/host/plugin-host.ts";
-import { CONFORMANCE_FIELDS, conformanceCollection } from "../../core/host/testing/index.ts";
-import type { AdapterQuery } from "../../core/search/search-types.ts";
-import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
+import type { AdapterQuery, DataAdapter, PluginHost } from "sitevoice";
+import { CONFORMANCE_FIELDS, conformanceCollection, testPluginHost } from "sitevoice/testing";
 import restPlugin, { type RestConfig } from "./index.ts";
 
-export const logger = pino({ level: "silent" });
 export const signal = new AbortController().signal;
 export const products = conformanceCollection("/products/");
 
@@ -50,7 +45,7 @@ export function restAdapters() {
     config: RestConfig,
     options: { allowPrivateNetworks: boolean } = { allowPrivateNetworks: true },
   ): Promise<DataAdapter> {
-    const host = new PluginHost({ logger, outbound: new OutboundPolicy(options) });
+    const host = testPluginHost(options);
     host.register(restPlugin, "builtin:adapter-rest");
     host.start();
     hosts.push(host);

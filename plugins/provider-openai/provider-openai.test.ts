@@ -7,9 +7,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect } from "chai";
-import { PluginHost } from "../../core/host/plugin-host.ts";
-import type { VoiceProvider } from "../../core/host/plugin.ts";
-import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
+import type { PluginHost, VoiceProvider } from "sitevoice";
+import { testPluginHost } from "sitevoice/testing";
 import {
   CLIENT_SECRETS_PATH,
   startOpenAiStandin,
@@ -17,7 +16,6 @@ import {
 } from "../../test/helpers/openai-standin.ts";
 import {
   hostWithBuiltins,
-  logger,
   sessionRequest,
   signal,
   unavailable,
@@ -210,10 +208,7 @@ describe("provider-openai", () => {
   });
 
   it("goes through the host's guarded fetch", async () => {
-    const guarded = new PluginHost({
-      logger,
-      outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
-    });
+    const guarded = testPluginHost({ allowPrivateNetworks: false });
     try {
       await guarded.loadBuiltins(path.resolve("plugins"));
       const instance = await guarded.instance(

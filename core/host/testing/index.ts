@@ -1,6 +1,7 @@
 /**
- * `sitevoice/testing`: what a third party needs to test an adapter plugin the way the built-in
- * ones are tested.
+ * `sitevoice/testing`: what a third party needs to test a plugin the way the built-in ones are
+ * tested: a host made as the service makes its own, the adapter conformance kit, and a realistic
+ * voice session request.
  */
 export { adapterConformanceCases, conformanceCollection } from "./adapter-conformance-cases.ts";
 export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance-cases.ts";
@@ -13,3 +14,5 @@ export type {
   CollectionSpec,
   SearchResult,
 } from "../../search/search-types.ts";
+export { testPluginHost } from "./test-host.ts";
+export { exampleVoiceSessionRequest } from "./example-voice-request.ts";
