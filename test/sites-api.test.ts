@@ -420,6 +420,32 @@ for (const target of databaseTargets) {
         expect(missingField.body.meta.request_id).to.match(/^req_/);
       });
 
+      for (const [what, body] of [
+        ["null", "null"],
+        ["a number", "7"],
+        ["a list", "[1]"],
+      ] as const) {
+        it(`400 "The body must be an object" for ${what} as the body of a create or a put`, async () => {
+          const created = await request(service.server)
+            .post("/v1/sites")
+            .set(auth())
+            .set("Content-Type", "application/json")
+            .send(body);
+          const put = await request(service.server)
+            .put("/v1/sites/not-there-yet")
+            .set(auth())
+            .set("Content-Type", "application/json")
+            .send(body);
+          for (const res of [created, put]) {
+            expect([res.status, res.body.error?.code, res.body.error?.message]).to.deep.equal([
+              400,
+              "invalid_request",
+              "The body must be an object",
+            ]);
+          }
+        });
+      }
+
       it("400 invalid_request with details.field for a malformed field", async () => {
         const badHost = await request(service.server)
           .post("/v1/sites")

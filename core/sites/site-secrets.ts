@@ -68,6 +68,8 @@ function mapSiteSecrets<T extends { adapter?: unknown }>(
   site: T,
   fn: (value: string, key: string, path: readonly string[]) => string,
 ): T {
+  // Anything but an object is left for the schema to refuse (the body must be an object).
+  if (!isObject(site)) return site;
   const adapter = site.adapter;
   if (!isObject(adapter) || !isObject(adapter.config)) return site;
   return {
