@@ -106,7 +106,8 @@ for (const mode of modes) {
       ]);
       const [first] = await versions("bright-smiles-dental");
       expect(first).to.include({ version: 1, source: "yaml" });
-      expect(first?.actor).to.equal(mode.remote ? first?.actor : "operator:cli");
+      // Through the API, the key that synced; in process, the operator's CLI.
+      expect(first?.actor).to.match(mode.remote ? /^api_key:\S+$/ : /^operator:cli$/);
       const site = (
         await request(service.server).get("/v1/sites/bright-smiles-dental").set(auth).expect(200)
       ).body.data;
@@ -186,6 +187,27 @@ for (const mode of modes) {
           expect(await syncCommand([], options())).to.equal(0);
           expect(lines).to.include("updated luigis-trattoria (version 2)");
           expect((await versions("luigis-trattoria")).map((v) => v.version)).to.deep.equal([2, 1]);
+        });
+      });
+
+      describe("of a file that leaves out a field its adapter plugin defaults", () => {
+        let written: string;
+
+        beforeEach(async () => {
+          const text = fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8");
+          written = text.replace(/^ *queryMode: querystring\n/m, "");
+          expect(written).not.to.equal(text);
+          fs.writeFileSync(file("bright-smiles-dental.yaml"), written);
+          succeeded(await syncCommand([], options()), lines);
+          lines = [];
+        });
+
+        it("pull finds the site up to date and leaves the file as written", async () => {
+          expect(await pullCommand([], options())).to.equal(0);
+          expect(lines, lines.join("\n")).to.include(
+            "= bright-smiles-dental  sites/bright-smiles-dental.yaml  up to date (version 1)",
+          );
+          expect(fs.readFileSync(file("bright-smiles-dental.yaml"), "utf8")).to.equal(written);
         });
       });
 

@@ -24,8 +24,12 @@ export interface RegisteredPlugin {
 /** A definition that passed the checks, with its schemas compiled (those it has). */
 export interface CheckedPlugin extends RegisteredPlugin {
   validate: ValidateFunction | undefined;
-  /** The configSchema compiled to fill in its `default`s (it changes what it validates). */
-  fillDefaults: ValidateFunction | undefined;
+  /**
+   * A copy of `config` with the configSchema's `default`s filled in (the config itself when the
+   * plugin has no configSchema). What fills them is compiled on first use: only adapters' configs
+   * are stored in sites, and start-up need not pay for it.
+   */
+  withDefaults(config: unknown): unknown;
   /** An adapter's collectionSchema, compiled. */
   validateCollection: ValidateFunction | undefined;
 }
@@ -68,19 +72,31 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }
-  const compiled = (member: "configSchema" | "collectionSchema", useDefaults = false) => {
+  const compiled = (member: "configSchema" | "collectionSchema") => {
     const schema = d[member];
     if (schema === undefined) return undefined;
     if (typeof schema !== "object" || schema === null) {
       throw fail(`${member} ${show(schema)} is not a JSON Schema object`);
     }
     try {
-      return compileSchema(schema, logger.child({ plugin: name }), { useDefaults });
+      return compileSchema(schema, logger.child({ plugin: name }));
     } catch (error) {
       throw fail(`${member} does not compile: ${messageOf(error)}`, error);
     }
   };
   const definition = value as PluginDefinition;
+  let fill: ValidateFunction | undefined;
+  const withDefaults = (config: unknown) => {
+    if (definition.configSchema === undefined) return config;
+    // Not strict: a `default` at the root, which strict mode refuses when filling, is ignored.
+    fill ??= compileSchema(definition.configSchema, logger.child({ plugin: name }), {
+      useDefaults: true,
+      strictSchema: false,
+    });
+    const copy = structuredClone(config);
+    fill(copy);
+    return copy;
+  };
   return {
     name,
     kind: definition.kind,
@@ -88,7 +104,7 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
     source,
     definition,
     validate: compiled("configSchema"),
-    fillDefaults: compiled("configSchema", true),
+    withDefaults,
     validateCollection: compiled("collectionSchema"),
   };
 }

@@ -20,7 +20,10 @@ import type { PluginConfigIssue } from "./plugin-errors.ts";
 export function compileSchema(
   schema: object,
   logger: Logger,
-  { useDefaults = false }: { useDefaults?: boolean } = {},
+  {
+    useDefaults = false,
+    strictSchema = true,
+  }: { useDefaults?: boolean; strictSchema?: boolean } = {},
 ): ValidateFunction {
   const { $schema } = schema as { $schema?: unknown };
   const draft07 = typeof $schema === "string" && $schema.includes("json-schema.org/draft-07/");
@@ -29,6 +32,7 @@ export function compileSchema(
     // Errors then carry `parentSchema`, where the x-error-* annotations are read.
     verbose: true,
     useDefaults,
+    strictSchema,
     logger: {
       log: (...args: unknown[]) => logger.debug(args.map(String).join(" ")),
       warn: (...args: unknown[]) => logger.warn(args.map(String).join(" ")),

@@ -124,11 +124,12 @@ export class PluginHost {
   }
 
   /**
-   * Fills into `config` (which the caller owns) the `default`s of the plugin's configSchema, as
-   * the site schema's own defaults are filled in, when the config is valid; else leaves it as is.
+   * A copy of `config` with the `default`s of the plugin's configSchema filled in, as the site
+   * schema's own defaults are (filled in whether or not the rest is valid); `config` itself when
+   * no plugin serves `typeOrName` or it has no configSchema.
    */
-  fillConfigDefaults(kind: PluginKind, typeOrName: string, config: unknown): void {
-    this.#find(kind, typeOrName)?.fillDefaults?.(config);
+  configWithDefaults(kind: PluginKind, typeOrName: string, config: unknown): unknown {
+    return this.#find(kind, typeOrName)?.withDefaults(config) ?? config;
   }
 
   /**

@@ -133,6 +133,34 @@ describe("a third-party adapter's schemas", () => {
     ]);
   });
 
+  it("registers a plugin whose configSchema has a default at its root", () => {
+    const configSchema = { type: "object", default: {} };
+    host.register(definePlugin({ ...airtable, configSchema }), "test");
+    host.register(
+      definePlugin({
+        kind: "event-sink",
+        name: "sink-with-root-default",
+        apiVersion: 1,
+        configSchema,
+        create: () => ({ handle: async () => undefined }),
+      }),
+      "test",
+    );
+    expect(host.list().map((p) => p.name)).to.deep.equal([
+      "acme-sitevoice-airtable",
+      "sink-with-root-default",
+    ]);
+  });
+
+  it("takes a config that leaves out a defaulted field as the same destination", () => {
+    host.register(definePlugin(airtable), "test");
+    const stored = { type: "airtable", config: { baseId: "appABCDEFGHIJKLMN", region: "eu" } };
+    const sent = { type: "airtable", config: { baseId: "appABCDEFGHIJKLMN" } };
+    expect(rules.sameDestination(sent, stored)).to.equal(true);
+    const elsewhere = { type: "airtable", config: { baseId: "appABCDEFGHIJKLMN", region: "us" } };
+    expect(rules.sameDestination(elsewhere, stored)).to.equal(false);
+  });
+
   it("refuses at registration a collectionSchema ajv cannot compile", () => {
     const error = registrationError({ collectionSchema: { type: "nope" } });
     expect(error).to.be.instanceOf(PluginLoadError);

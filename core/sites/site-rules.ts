@@ -63,7 +63,11 @@ export class SiteRules {
     const site = validateBody<T>(schema, data);
     const adapter = asRecord((site as { adapter?: unknown }).adapter);
     if (typeof adapter?.type === "string" && adapter.config !== undefined) {
-      this.context.plugins.fillConfigDefaults("adapter", adapter.type, adapter.config);
+      adapter.config = this.context.plugins.configWithDefaults(
+        "adapter",
+        adapter.type,
+        adapter.config,
+      );
     }
     return site;
   }
@@ -115,9 +119,16 @@ export class SiteRules {
     if (current === undefined || typeof next !== "object" || next === null) return false;
     const { type, config } = next as { type?: unknown; config?: unknown };
     if (type !== current.type) return false;
-    const where = (value: unknown) =>
-      this.context.plugins.destination("adapter", current.type, value) ??
-      stableJson(withoutSecrets(value));
+    const { plugins } = this.context;
+    // Both with the plugin's defaults, as the stored one has them: leaving out a defaulted field
+    // is no change of destination.
+    const where = (value: unknown) => {
+      const complete = plugins.configWithDefaults("adapter", current.type, value);
+      return (
+        plugins.destination("adapter", current.type, complete) ??
+        stableJson(withoutSecrets(complete))
+      );
+    };
     return where(config) === where(current.config);
   }
 

@@ -26,11 +26,17 @@ import { assertDomainsFree } from "./site-domains.ts";
 import type { SiteRules } from "./site-rules.ts";
 import { maskSiteSecrets } from "./site-secrets.ts";
 import type { PublicSite, SiteConfig } from "./site-types.ts";
-import { assertRoomForSite, cannotCreate, normalizeSite, SiteWriter } from "./site-writer.ts";
+import {
+  assertRoomForSite,
+  cannotCreate,
+  normalizeSite,
+  SiteWriter,
+  storedShape,
+} from "./site-writer.ts";
 import { keysetPage } from "../util/keyset-page.ts";
 
 export type { ChangeSource, SiteVersionView, SiteView };
-export { normalizeSite };
+export { normalizeSite, storedShape };
 
 /** What applying a whole site would do, without doing it (PUT …?dry_run=true, sitevoice diff). */
 export interface SitePlan {
@@ -196,7 +202,7 @@ export class SiteService {
     const existing = await this.access.ownedOrAbsent(principal, siteId);
     if (existing === undefined) {
       if (principal.siteIds !== undefined) throw cannotCreate();
-      const site = normalizeSite(this.rules.accept<SiteConfig>("site-create", whole));
+      const site = storedShape(this.rules, whole);
       await assertRoomForSite(this.store, principal.workspaceId);
       await assertDomainsFree(this.store, principal.workspaceId, site);
       const changes = diffSites({}, site);

@@ -171,6 +171,15 @@ function keepSecrets<T extends { adapter?: unknown }>(
   }
 }
 
+/**
+ * A whole site (as a request or file gives it) in the shape the service stores: checked by the
+ * rules, the defaults of the site schema and of its adapter plugin filled in, host names
+ * normalized. `site` is not changed.
+ */
+export function storedShape(rules: SiteRules, site: unknown): SiteConfig {
+  return normalizeSite(rules.accept<SiteConfig>("site-create", structuredClone(site)));
+}
+
 /** Host names compare case-insensitively; they are kept in lower case, each once. */
 export function normalizeSite(site: SiteConfig): SiteConfig {
   return {

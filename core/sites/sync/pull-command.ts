@@ -10,11 +10,9 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { stringify } from "yaml";
 import type { SiteRules } from "../site-rules.ts";
-import { validateBody } from "../../validation/schema-validator.ts";
 import { diffSites } from "../site-diff.ts";
 import { isSecretPath, MASK, maskSecret } from "../site-secrets.ts";
-import { normalizeSite, type SiteView } from "../site-service.ts";
-import type { SiteConfig } from "../site-types.ts";
+import { storedShape, type SiteView } from "../site-service.ts";
 import { formatProblem, formatProblemSummary, plural } from "../yaml/format-problems.ts";
 import { hasReference } from "../yaml/secret-refs.ts";
 import { DEFAULT_SITES_DIR } from "../yaml/validate-command.ts";
@@ -65,7 +63,7 @@ export async function pullCommand(paths: string[], options: PullCommandOptions):
       continue;
     }
     unmatched.delete(desired);
-    const changes = diffSites(comparable(desired, stored), stored);
+    const changes = diffSites(comparable(desired, stored, options.rules), stored);
     const file = relative(cwd, desired.file.path);
     if (changes.length === 0) {
       out(`= ${view.site_id}  ${file}  up to date (version ${view.version})`);
@@ -91,17 +89,16 @@ function storedSite(view: SiteView): Record<string, unknown> {
 }
 
 /**
- * The file's site in the shape the service stores (defaults filled in, host names normalized) with
- * its secrets as the service shows them: masked, and a reference taken as equal to whatever the
- * service holds, so a pull never replaces one.
+ * The file's site in the shape the service stores (storedShape: defaults, the adapter plugin's
+ * included, filled in, host names normalized) with its secrets as the service shows them: masked,
+ * and a reference taken as equal to whatever the service holds, so a pull never replaces one.
  */
 function comparable(
   desired: DesiredSite,
   stored: Record<string, unknown>,
+  rules: SiteRules,
 ): Record<string, unknown> {
-  const site = normalizeSite(
-    validateBody<SiteConfig>("site-create", structuredClone(desired.site)),
-  );
+  const site = storedShape(rules, desired.site);
   const withId = { ...site, site_id: desired.siteId ?? stored.site_id } as Record<string, unknown>;
   return maskLike(withId, stored, []) as Record<string, unknown>;
 }
