@@ -95,6 +95,13 @@ describe("outbound policy: the SQL adapter of a site-scoped key", function () {
     });
     const auth = { Authorization: `Bearer ${key}` };
     return {
+      /** The answer to pointing the site at `connectionString`. */
+      save(type: "mysql" | "postgres", connectionString: string) {
+        return request(service.server)
+          .patch(`/v1/sites/${siteId}`)
+          .set(auth)
+          .send({ adapter: { type, config: { connectionString }, collections: collections() } });
+      },
       /** Points the site at `connectionString` and queries `items`; the answer and its time. */
       async search(type: "mysql" | "postgres", connectionString: string, source?: string) {
         await request(service.server)
@@ -228,10 +235,14 @@ describe("outbound policy: the SQL adapter of a site-scoped key", function () {
       expectRefused(await site.search("postgres", url));
     });
 
-    it("refuses a Unix socket given as the host parameter", async () => {
+    it("refuses a Unix socket given as the host parameter when the site is saved", async () => {
       const name = new URL((pgDb as TestDatabase).url).pathname.slice(1);
       const url = `postgres://postgres@db.example/${name}?host=/var/run/postgresql`;
-      expectRefused(await site.search("postgres", url));
+      const res = await site.save("postgres", url);
+      expect([res.status, res.body.error?.details?.field]).to.deep.equal([
+        400,
+        "adapter.config.connectionString",
+      ]);
     });
   });
 

@@ -146,6 +146,17 @@ describe("site rules with the built-in adapter plugins", () => {
         );
       });
 
+      it(`${type}: refuses a connection string carrying driver parameters (400)`, () => {
+        const scheme = type === "postgres" ? "postgres" : "mysql";
+        const parameter =
+          type === "postgres" ? "sslrootcert=/etc/passwd" : "multipleStatements=true";
+        const error = expectInvalid(
+          withAdapter(type, { connectionString: `${scheme}://u@db.example/shop?${parameter}` }),
+          "adapter.config.connectionString",
+        );
+        expect(error.message).to.match(/^adapter\.config\.connectionString takes no parameter/);
+      });
+
       it(`${type}: refuses a collection source that is not a table name (its collectionSchema)`, () => {
         const scheme = type === "postgres" ? "postgres" : "mysql";
         const error = expectInvalid(
@@ -161,6 +172,11 @@ describe("site rules with the built-in adapter plugins", () => {
         );
       });
     }
+  });
+
+  it("mysql: takes the charset parameter", () => {
+    const config = { connectionString: "mysql://u@db.example/shop?charset=utf8mb4" };
+    expect(() => rules.accept("site-create", withAdapter("mysql", config))).not.to.throw();
   });
 
   it("refuses an adapter type no loaded plugin serves (422), naming the ones there are", () => {

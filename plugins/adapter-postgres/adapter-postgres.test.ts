@@ -240,6 +240,24 @@ describe("adapter-postgres (PostgreSQL)", function () {
       expect((failure as Error).message).to.match(/no_such_table was not found/);
     });
 
+    for (const parameter of ["sslcert=/etc/passwd", "host=/var/run/postgresql", "password=x"]) {
+      it(`refuses the URL parameter ${parameter} before pg sees it, without the password`, async () => {
+        let failure: unknown;
+        try {
+          await createAdapter(postgresPlugin, {
+            connectionString: `postgres://postgres:${TEST_SECRET}@127.0.0.1/x?${parameter}`,
+          });
+        } catch (error) {
+          failure = error;
+        }
+        const name = parameter.split("=")[0];
+        expect((failure as Error).message).to.include(
+          `connection string parameter "${name}" is not supported (supported: none)`,
+        );
+        expect((failure as Error).message).to.not.include(TEST_SECRET);
+      });
+    }
+
     describe("checks its config with the site schema's rules", () => {
       const validateConfig = (config: unknown) => {
         const host = new PluginHost({
@@ -259,6 +277,8 @@ describe("adapter-postgres (PostgreSQL)", function () {
         { connectionString: "mysql://x@y/z" },
         { connectionString: "postgres://x@y/z", schema: "shop; DROP" },
         { connectionString: "postgres://x@y/z", extra: 1 },
+        { connectionString: "postgres://x@y/z?sslcert=/etc/ssl/certs/host.pem" },
+        { connectionString: "postgres://x@y/z?password=in-the-query" },
         {},
       ]) {
         it(`refuses the config ${JSON.stringify(bad)}`, () => {

@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import pg from "pg";
 import type { SqlStatement, SqlValue } from "sitevoice/sql";
-import { codeOf, messageOf, secretRedactor } from "sitevoice/sql";
+import { codeOf, messageOf, parseConnectionUrl, secretRedactor } from "sitevoice/sql";
 import type { SqlRow } from "sitevoice/sql";
 import type { DriverFailureKind, DriverPool, PoolEvents, SqlDriver } from "sitevoice/sql";
 import type { PostgresAdapterConfig } from "./generated/config.ts";
@@ -45,9 +45,15 @@ export class PostgresDriver implements SqlDriver<pg.PoolClient> {
     this.#logger = options.logger;
     this.#redact = secretRedactor(config.connectionString);
     this.beginSql = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${options.statementTimeoutMs}`;
+    // Parsed here, not by pg, which would take every URL parameter as an option: none is honoured.
+    const { parameters: _none, ...parts } = parseConnectionUrl(config.connectionString, {
+      schemes: ["postgres:", "postgresql:"],
+      defaultPort: 5432,
+      parameters: [],
+    });
     this.#base = {
-      connectionString: config.connectionString,
-      // pg lets sslmode in the URL win over this; without either it connects in plain text.
+      ...parts,
+      // Without it pg connects in plain text.
       ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
       application_name: options.applicationName,
       // Waiting for a connection (or for a free one) never outlasts the search deadline.

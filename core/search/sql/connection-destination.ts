@@ -1,6 +1,6 @@
 /**
  * Where a SQL adapter's connection string sends its password: the whole string but the password
- * (scheme, user, host, port, database and parameters such as pg's `?host=`). Compared only, to
+ * (scheme, user, host, port, database and any parameters). Compared only, to
  * bind a masked password to the address it was given for; never shown.
  */
 export function connectionDestination(connectionString: string): string {

@@ -14,4 +14,6 @@ export { relationSql } from "./build-search.ts";
 export type { SqlStatement, SqlValue } from "./build-search.ts";
 export { SqlAdapterError, codeOf, messageOf, secretRedactor } from "./errors.ts";
 export { connectionDestination } from "./connection-destination.ts";
+export { parseConnectionUrl } from "./connection-url.ts";
+export type { ConnectionParts, ConnectionUrlRules } from "./connection-url.ts";
 export { SQL_COLLECTION_SCHEMA } from "./collection-schema.ts";
