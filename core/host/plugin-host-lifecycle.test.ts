@@ -2,11 +2,15 @@
  * PluginHost's lifecycle: startGlobal starting each global plugin and marking the ones that fail,
  * and close closing every instance once, in reverse order, and refusing new ones after.
  */
+import { once } from "node:events";
+import http from "node:http";
+import type net from "node:net";
 import { expect } from "chai";
 import { definePlugin } from "./plugin.ts";
 import type { EventSink } from "./plugin.ts";
 import type { PluginHost } from "./plugin-host.ts";
 import { closedLog, freshHost, memorySink, rejectionOf } from "./plugin-host-fixtures.ts";
+import { testPluginHost } from "./testing/test-host.ts";
 
 describe("PluginHost", () => {
   let host: PluginHost;
@@ -119,5 +123,47 @@ describe("PluginHost", () => {
 
       expect(error.message).to.equal("the plugin host is closed");
     });
+  });
+
+  it("closes the keep-alive connections its plugins' fetch holds", async () => {
+    // Both sides would keep the connection for ten minutes: only the host's close ends it.
+    const server = http.createServer((_req, res) => {
+      res.setHeader("Keep-Alive", "timeout=600");
+      res.end("ok");
+    });
+    server.keepAliveTimeout = 600_000;
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const sockets: net.Socket[] = [];
+    server.on("connection", (socket: net.Socket) => sockets.push(socket));
+    try {
+      const open = testPluginHost({ allowPrivateNetworks: true });
+      let pluginFetch: typeof fetch | undefined;
+      open.register(
+        definePlugin({
+          kind: "event-sink",
+          name: "sink-fetching",
+          apiVersion: 1,
+          create: (_config, context) => {
+            pluginFetch = context.fetch;
+            return { handle: async () => undefined };
+          },
+        }),
+        "test",
+      );
+      open.start();
+      await open.startGlobal({});
+      const { port } = server.address() as net.AddressInfo;
+      expect(await (await pluginFetch!(`http://127.0.0.1:${port}/`)).text()).to.equal("ok");
+      expect(sockets.map((socket) => socket.destroyed)).to.deep.equal([false]);
+
+      const closed = once(sockets[0]!, "close");
+      await open.close();
+      await closed;
+      expect(sockets.map((socket) => socket.destroyed)).to.deep.equal([true]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

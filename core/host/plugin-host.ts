@@ -41,15 +41,18 @@ const globalKinds: readonly PluginKind[] = ["event-sink", "auth", "prompt-templa
 
 export class PluginHost {
   readonly #logger: Logger;
+  readonly #network: PluginNetwork;
+  #closing: Promise<void> | undefined;
   readonly #plugins = new Map<string, Registration>();
   readonly #instances: PluginInstances;
   #started = false;
 
   constructor(options: PluginHostOptions) {
     this.#logger = options.logger;
+    this.#network = pluginNetwork(options.outbound);
     this.#instances = new PluginInstances({
       logger: options.logger,
-      network: pluginNetwork(options.outbound),
+      network: this.#network,
       now: options.now ?? Date.now,
     });
   }
@@ -206,9 +209,16 @@ export class PluginHost {
     this.#started = true;
   }
 
-  /** Closes every instance, newest first; a failing close is logged and the rest go on. */
+  /**
+   * Closes every instance, newest first (a failing close is logged and the rest go on), then the
+   * connections the plugins' fetch kept alive.
+   */
   close(): Promise<void> {
-    return this.#instances.close();
+    this.#closing ??= (async () => {
+      await this.#instances.close();
+      await this.#network.close?.();
+    })();
+    return this.#closing;
   }
 
   #find(kind: PluginKind, typeOrName: string): Registration | undefined {

@@ -12,11 +12,13 @@ import { OutboundPolicy } from "../security/outbound-policy.ts";
 export interface PluginNetwork {
   fetch: typeof fetch;
   socket: () => Socket;
+  /** Ends what the network keeps open (the fetch's kept-alive connections); when the host closes. */
+  close?: () => Promise<void>;
 }
 
 /** The network of `outbound`: guarded by it when it is a policy, else `outbound` itself. */
 export function pluginNetwork(outbound: OutboundPolicy | PluginNetwork): PluginNetwork {
-  return outbound instanceof OutboundPolicy
-    ? { fetch: guardedFetch({ policy: outbound }), socket: () => guardedSocket(outbound) }
-    : outbound;
+  if (!(outbound instanceof OutboundPolicy)) return outbound;
+  const fetch = guardedFetch({ policy: outbound });
+  return { fetch, socket: () => guardedSocket(outbound), close: () => fetch.close() };
 }

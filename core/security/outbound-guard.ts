@@ -42,12 +42,16 @@ export interface GuardedFetchOptions {
 export const DEFAULT_MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
+/** A fetch with the connections it keeps alive, which `close` ends. */
+export type GuardedFetch = typeof fetch & { close(): Promise<void> };
+
 /**
  * A `typeof fetch` that refuses what the guard forbids (see the header comment). Refusals reject
  * with OutboundBlockedError; network failures with `TypeError("fetch failed")` and the cause, as
- * the global fetch does; an abort with the signal's reason.
+ * the global fetch does; an abort with the signal's reason. `close()` ends its kept-alive
+ * connections (whoever made it calls it at shutdown).
  */
-export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
+export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const { policy } = options;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -58,7 +62,10 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
     bodyTimeout: idleTimeoutMs,
   });
 
-  return async function guarded(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const guarded = async function guarded(
+    input: RequestInfo | URL,
+    init?: RequestInit,
+  ): Promise<Response> {
     // The URL is checked before `new Request`, whose own errors would quote it, credentials too.
     let url = checkUrl(parseUrl(input instanceof Request ? input.url : String(input)));
     const request = input instanceof Request ? new Request(input, init) : new Request(url, init);
@@ -117,6 +124,7 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
       url = next;
     }
   };
+  return Object.assign(guarded, { close: () => dispatcher.close() });
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
