@@ -191,7 +191,7 @@ describe("outbound policy: the SQL adapter of a site-scoped key", function () {
       }
     }
 
-    it("does not tell a closed port from a filtered one, nor name the host", async () => {
+    it("reports a closed port only as not connecting, naming neither host nor port", async () => {
       // The policy is lifted for 127.0.0.1 here only to reach a port where nothing listens.
       const allowed = await tenant({ SITEVOICE_OUTBOUND_ALLOW: "127.0.0.1" });
       const probe = net.createServer();
