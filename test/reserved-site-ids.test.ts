@@ -64,6 +64,8 @@ describe("site ids the API's routes take", function () {
   // answer to every name before failing, and names each name that was not refused.
   it("refuses every routed name as a site_id (422 naming site_id)", async () => {
     const names = routedNames(service.server);
+    // An empty list would pass every check below.
+    expect(names, "the routed names").to.have.length.above(0);
     const answers: Record<string, { status: number; field: unknown }> = {};
     for (const name of names) {
       const res = await request(service.server)
@@ -86,6 +88,7 @@ describe("site ids the API's routes take", function () {
 
   it("takes a site_id that merely starts like a routed name, like any other", async () => {
     const [first] = routedNames(service.server);
+    expect(first, "the first routed name").to.be.a("string");
     // A name that merely starts like one is a site like any other.
     await request(service.server)
       .post("/v1/sites")

@@ -7,21 +7,8 @@ import { Agent, type buildConnector, fetch as undiciFetch } from "undici";
 import { selfSignedCert } from "../../test/helpers/self-signed-cert.ts";
 import { guardedConnector } from "./guarded-connector.ts";
 import { parseOutboundAllowList } from "./outbound-allow-list.ts";
-import { OutboundBlockedError, OutboundPolicy, type ResolvedAddress } from "./outbound-policy.ts";
-
-/** A resolver for made-up names, counting its calls; unknown names do not resolve. */
-function fakeDns(table: Record<string, string[]>) {
-  const calls: string[] = [];
-  const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
-    calls.push(hostname);
-    const addresses = table[hostname];
-    if (addresses === undefined) {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
-    }
-    return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-  };
-  return { resolve, calls };
-}
+import { fakeDns } from "./outbound-guard-fixtures.ts";
+import { OutboundBlockedError, OutboundPolicy } from "./outbound-policy.ts";
 
 /** What `connect` answers for one connection, asked as undici asks. */
 function connectThrough(

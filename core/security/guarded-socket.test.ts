@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import net from "node:net";
@@ -6,9 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { expect } from "chai";
+import { selfSignedCert } from "../../test/helpers/self-signed-cert.ts";
 import { guardedSocket } from "./guarded-socket.ts";
 import { parseOutboundAllowList } from "./outbound-allow-list.ts";
-import { OutboundBlockedError, OutboundPolicy, type ResolvedAddress } from "./outbound-policy.ts";
+import { fakeDns } from "./outbound-guard-fixtures.ts";
+import { OutboundBlockedError, OutboundPolicy } from "./outbound-policy.ts";
 
 /** A listener counting the connections it gets (and ending each at once). */
 async function listen(
@@ -27,20 +28,6 @@ async function listen(
     accepted: () => accepted,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** A resolver for made-up names, counting its calls. */
-function fakeDns(table: Record<string, string[]>) {
-  const calls: string[] = [];
-  const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
-    calls.push(hostname);
-    const addresses = table[hostname];
-    if (addresses === undefined) {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
-    }
-    return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-  };
-  return { resolve, calls };
 }
 
 /** The 'error' the socket ends with, attached after connect() as drivers do. */
@@ -133,52 +120,33 @@ describe("guarded socket", () => {
   });
 
   it("keeps the host name for TLS on top: the certificate is checked against the name", async function () {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-tls-"));
-    try {
-      try {
-        execFileSync(
-          "openssl",
-          [
-            ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
-            ...["-nodes", "-days", "1", "-subj", "/CN=db.example"],
-            ...["-addext", "subjectAltName=DNS:db.example"],
-            ...["-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")],
-          ],
-          { stdio: "ignore" },
-        );
-      } catch {
-        if (process.env.CI === "true") throw new Error("openssl is needed to make a certificate");
-        this.skip();
-      }
-      const cert = fs.readFileSync(path.join(dir, "cert.pem"));
-      const server = tls.createServer({ cert, key: fs.readFileSync(path.join(dir, "key.pem")) });
-      server.on("secureConnection", (socket) => socket.end());
-      server.listen(0, "127.0.0.1");
-      await once(server, "listening");
-      const { port } = server.address() as net.AddressInfo;
-      const dns = fakeDns({ "db.example": ["127.0.0.1"], "other.example": ["127.0.0.1"] });
-      const policy = new OutboundPolicy({ allowPrivateNetworks: true, resolve: dns.resolve });
-      /** TLS over a guarded socket, with no servername: tls checks the socket's own host. */
-      const handshake = (name: string) =>
-        new Promise<void>((resolve, reject) => {
-          const raw = guardedSocket(policy);
-          raw.connect(port, name);
-          const secure = tls.connect({ socket: raw, ca: cert }, () => {
-            secure.destroy();
-            resolve();
-          });
-          secure.on("error", reject);
+    const pair = selfSignedCert("db.example");
+    if (pair === undefined) return this.skip();
+    const server = tls.createServer(pair);
+    server.on("secureConnection", (socket) => socket.end());
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as net.AddressInfo;
+    const dns = fakeDns({ "db.example": ["127.0.0.1"], "other.example": ["127.0.0.1"] });
+    const policy = new OutboundPolicy({ allowPrivateNetworks: true, resolve: dns.resolve });
+    /** TLS over a guarded socket, with no servername: tls checks the socket's own host. */
+    const handshake = (name: string) =>
+      new Promise<void>((resolve, reject) => {
+        const raw = guardedSocket(policy);
+        raw.connect(port, name);
+        const secure = tls.connect({ socket: raw, ca: pair.cert }, () => {
+          secure.destroy();
+          resolve();
         });
-      try {
-        await handshake("db.example");
-        let refused: unknown;
-        await handshake("other.example").catch((error: unknown) => (refused = error));
-        expect((refused as NodeJS.ErrnoException).code).to.equal("ERR_TLS_CERT_ALTNAME_INVALID");
-      } finally {
-        server.close();
-      }
+        secure.on("error", reject);
+      });
+    try {
+      await handshake("db.example");
+      let refused: unknown;
+      await handshake("other.example").catch((error: unknown) => (refused = error));
+      expect((refused as NodeJS.ErrnoException).code).to.equal("ERR_TLS_CERT_ALTNAME_INVALID");
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      server.close();
     }
   });
 });

@@ -2,6 +2,7 @@
  * How the REST adapter fails: every backend failure as success:false with a clear message free of
  * credentials, unreachable backends, timeouts, aborts, oversized answers and the outbound guard.
  */
+import http from "node:http";
 import { expect } from "chai";
 import type { DataAdapter } from "../../core/host/plugin.ts";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
@@ -147,9 +148,29 @@ describe("REST adapter", () => {
       expect(server.requests.length).to.equal(before);
     });
 
-    it("test() resolves for any HTTP answer", async () => {
-      const adapter = await restAdapter({ baseUrl: `${api()}/nothing-here/` });
-      await adapter.test?.({ signal });
+    describe("test() resolves for any HTTP answer: any status proves the route works", () => {
+      /** test() of an adapter on `baseUrl`, which must have one: a missing test() is a failure. */
+      async function testOf(baseUrl: string) {
+        const adapter = await restAdapter({ baseUrl });
+        expect(adapter.test, "adapter.test").to.be.a("function");
+        await adapter.test!({ signal });
+      }
+
+      // 2xx, 3xx without a Location (nothing to follow), 4xx and 5xx.
+      const statuses = [
+        200, 201, 204, 300, 301, 304, 400, 401, 403, 404, 410, 429, 500, 502, 503, 504,
+      ];
+      for (const status of statuses) {
+        it(`resolves for ${status} ${http.STATUS_CODES[status]}`, async () => {
+          const arrived = server.nextRequest(`/api/status/${status}/`);
+          await testOf(`${api()}/status/${status}/`);
+          expect((await arrived).method).to.equal("GET");
+        });
+      }
+
+      it("resolves for the 404 of a path the backend does not route", async () => {
+        await testOf(`${api()}/nothing-here/`);
+      });
     });
   });
 });
