@@ -18,7 +18,8 @@ const schemasDir = join(root, "schemas");
 const outDir = join(root, "core", "types", "generated");
 const pluginsDir = join(root, "plugins");
 const suffix = ".schema.json";
-const bannerStart = "/* Generated from schemas/";
+/** How every generated file starts; a file without it is someone's own and left alone. */
+const bannerStart = "/* Generated from ";
 
 /*
  * The schemas are written for validation and documentation; json-schema-to-typescript reads some
@@ -251,7 +252,7 @@ async function loadSchemas() {
 async function generate(file, schemas) {
   const { schema, outFile, label } = schemas.get(file);
   const name = basename(outFile, ".ts");
-  const banner = `${bannerStart.replace("schemas/", "")}${label} by npm run gen:types. Do not edit. */`;
+  const banner = `${bannerStart}${label} by npm run gen:types. Do not edit. */`;
   const code = await compile(schema, name, {
     bannerComment: banner,
     // The root type is named after the schema's title in PascalCase ("API key create request" →
@@ -307,15 +308,24 @@ async function main() {
     if (!check) await writeFile(outFile, content);
   }
 
-  // A generated file whose schema is gone would keep exporting types nothing validates. Files
-  // without our banner (someone's index.ts) are left alone.
-  const entries = await readdir(outDir).catch((error) => {
-    if (error.code === "ENOENT") return [];
-    throw error;
-  });
-  for (const entry of entries) {
-    const path = join(outDir, entry);
-    if (!entry.endsWith(".ts") || expected.has(path)) continue;
+  // A generated file whose schema is gone would keep exporting types nothing validates: in
+  // core/types/generated and in each plugin's generated/. Files without our banner (someone's
+  // index.ts) are left alone.
+  const plugins = await readdir(pluginsDir, { withFileTypes: true });
+  const generatedDirs = [
+    outDir,
+    ...plugins.filter((p) => p.isDirectory()).map((p) => join(pluginsDir, p.name, "generated")),
+  ];
+  const paths = [];
+  for (const dir of generatedDirs) {
+    const entries = await readdir(dir).catch((error) => {
+      if (error.code === "ENOENT") return [];
+      throw error;
+    });
+    paths.push(...entries.map((entry) => join(dir, entry)));
+  }
+  for (const path of paths) {
+    if (!path.endsWith(".ts") || expected.has(path)) continue;
     if (!(await readFile(path, "utf8")).startsWith(bannerStart)) continue;
     stale.push(`${relative(root, path)} (no schema)`);
     if (!check) await rm(path);

@@ -5,7 +5,8 @@
  */
 import type { ValidateFunction } from "ajv";
 import type { Logger } from "pino";
-import { PluginLoadError, messageOf } from "./plugin-errors.ts";
+import { PluginLoadError } from "./plugin-errors.ts";
+import { messageOf } from "../util/message-of.ts";
 import { PLUGIN_API_VERSION, pluginKinds } from "./plugin.ts";
 import type { PluginDefinition, PluginKind } from "./plugin.ts";
 import { compileSchema } from "./plugin-config-schema.ts";

@@ -1,6 +1,7 @@
 /**
- * A plugin's `configSchema`: compiled once when the plugin registers, then used to tell a site
- * owner where their config for the plugin is wrong, by a field path they can find in their YAML.
+ * A plugin's schemas: compiled when the plugin registers (the one filling defaults on first use),
+ * then used to tell a site owner where their config for the plugin is wrong, by a field path they
+ * can find in their YAML.
  * Kept apart from the definition checks because it changes with Ajv and with how issues read.
  */
 import { Ajv } from "ajv";

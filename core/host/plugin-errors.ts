@@ -72,5 +72,3 @@ export class PluginCallError extends Error {
     this.method = method;
   }
 }
-
-export { messageOf };

@@ -9,7 +9,8 @@
  * they wear (guard-instance.ts) are modules of their own.
  */
 import type { Logger } from "pino";
-import { PluginCreateError, PluginLoadError, messageOf } from "./plugin-errors.ts";
+import { PluginCreateError, PluginLoadError } from "./plugin-errors.ts";
+import { messageOf } from "../util/message-of.ts";
 import type { PluginConfigIssue } from "./plugin-errors.ts";
 import type { InstanceByKind, PluginKind } from "./plugin.ts";
 import { checkDefinition } from "./check-definition.ts";

@@ -121,6 +121,20 @@ describe("a third-party adapter's schemas", () => {
     expect(error.message).to.match(/configSchema does not compile/);
   });
 
+  it("names an unknown field of a schema closed with unevaluatedProperties", () => {
+    const configSchema = {
+      type: "object",
+      properties: { baseId: { type: "string" } },
+      unevaluatedProperties: false,
+    };
+    host.register(definePlugin({ ...airtable, configSchema }), "test");
+    const error = rejection(site({ baseId: "appABCDEFGHIJKLMN", extra: 1 }));
+    expect([error.details.field, error.message]).to.deep.equal([
+      "adapter.config.extra",
+      "adapter.config.extra is not a known field",
+    ]);
+  });
+
   it("judges each collection by its collectionSchema", () => {
     host.register(definePlugin(airtable), "test");
     const error = rejection(site({ baseId: "appABCDEFGHIJKLMN" }, "Products"));

@@ -7,7 +7,8 @@ import type { Dirent } from "node:fs";
 import { access, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PluginLoadError, messageOf } from "./plugin-errors.ts";
+import { PluginLoadError } from "./plugin-errors.ts";
+import { messageOf } from "../util/message-of.ts";
 
 /**
  * The module of every folder of `dir` (`<folder>/index.ts`, or `index.js` in the compiled build),

@@ -15,7 +15,7 @@ import ipaddr from "ipaddr.js";
  * wireserver (168.63.129.16, a public address that answers only from inside Azure) and the AWS
  * IPv6 endpoint. No setting lets a connection reach them.
  */
-export const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
+const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
   "169.254.169.254",
   "169.254.170.2",
   "100.100.100.200",
@@ -73,10 +73,8 @@ export function effectiveAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
  */
 export function addressRange(address: string): string {
   const ip = effectiveAddress(address);
+  // toString() gives IPv6 in its compressed form, the form the set holds.
   if (METADATA_ADDRESSES.has(ip.toString())) return "metadata";
-  if (ip.kind() === "ipv6" && METADATA_ADDRESSES.has((ip as ipaddr.IPv6).toNormalizedString())) {
-    return "metadata";
-  }
   const range = ip.range();
   return range === "unicast" ? "public" : range;
 }

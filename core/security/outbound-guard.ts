@@ -39,7 +39,7 @@ export interface GuardedFetchOptions {
   idleTimeoutMs?: number;
 }
 
-export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** A fetch with the connections it keeps alive, which `close` ends. */

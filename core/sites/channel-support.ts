@@ -5,6 +5,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
+import { messageOf } from "../util/message-of.ts";
 
 /** How long start-up waits for the first subscription before going on without it (uncached). */
 export const STARTUP_WAIT_MS = 3_000;
@@ -20,7 +21,7 @@ export interface ChannelOptions {
 /** A change this instance applied but could not announce: the others rely on their TTL. */
 export function publishFailed(logger: Logger, err: unknown, siteId: string) {
   logger.warn(
-    { err: message(err), siteId },
+    { err: messageOf(err), siteId },
     "could not publish a site change; other instances see it when their cache expires",
   );
 }
@@ -48,5 +49,3 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<voi
     timer.abort();
   }
 }
-
-export const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

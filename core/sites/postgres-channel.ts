@@ -5,10 +5,10 @@
  */
 import pg from "pg";
 import type { Logger } from "pino";
+import { messageOf } from "../util/message-of.ts";
 import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
 import {
   fanOut,
-  message,
   publishFailed,
   STARTUP_WAIT_MS,
   TIMEOUT_MS,
@@ -72,11 +72,11 @@ export async function postgresChannel(
         listening = undefined;
         lost = true;
         logger.warn(
-          { err: err === undefined ? undefined : message(err) },
+          { err: err === undefined ? undefined : messageOf(err) },
           "site change channel (PostgreSQL) lost; sites are read uncached until it is back",
         );
       } else if (err !== undefined) {
-        logger.debug({ err: message(err) }, "site change channel (PostgreSQL) not connected");
+        logger.debug({ err: messageOf(err) }, "site change channel (PostgreSQL) not connected");
       }
       reconnectLater();
     };

@@ -5,10 +5,10 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { messageOf } from "../util/message-of.ts";
 import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
 import {
   fanOut,
-  message,
   publishFailed,
   STARTUP_WAIT_MS,
   TIMEOUT_MS,
@@ -57,7 +57,7 @@ export async function redisChannel(
       (err: unknown) => {
         // A connection lost meanwhile is reported by "close"; the next "ready" tries again.
         if (!closed && mine === session) {
-          logger.warn({ err: message(err) }, "could not subscribe to site changes");
+          logger.warn({ err: messageOf(err) }, "could not subscribe to site changes");
         }
       },
     );

@@ -6,7 +6,7 @@ import type { Ajv } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 
 /** A time zone the runtime's ICU knows (IANA names and their aliases, UTC). */
-export function isTimeZone(value: string): boolean {
+function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat("en", { timeZone: value });
     return true;
@@ -20,7 +20,7 @@ export function isTimeZone(value: string): boolean {
  * over 65535 or a broken host is refused on save rather than at the first search. A value that
  * still holds a `${…}` secret reference is judged once the reference is resolved.
  */
-export function isAbsoluteUrl(value: string): boolean {
+function isAbsoluteUrl(value: string): boolean {
   if (value.includes("${")) return true;
   try {
     new URL(value);
@@ -30,7 +30,7 @@ export function isAbsoluteUrl(value: string): boolean {
   }
 }
 
-export const CUSTOM_FORMATS = {
+const CUSTOM_FORMATS = {
   "time-zone": isTimeZone,
   "absolute-url": isAbsoluteUrl,
 } as const;

@@ -7,7 +7,7 @@ import { errors as serviceErrors } from "../errors.ts";
 import type { ServiceError } from "../errors.ts";
 
 /** One problem with a body, as listed in `error.details.errors`. */
-export interface FieldError {
+interface FieldError {
   /** Dotted path of the field, such as `adapter.config.baseUrl` or `additional_domains.0`. */
   field: string;
   /** A sentence naming the field. */

@@ -8,9 +8,9 @@ import type { Ajv, ErrorObject } from "ajv";
 import type { Problem } from "./problems-error.ts";
 
 /** The annotation marking a subschema whose failure is a business rule (422), not a shape error. */
-export const ERROR_CODE_KEYWORD = "x-error-code";
+const ERROR_CODE_KEYWORD = "x-error-code";
 /** The annotation giving the readable meaning of a `pattern` or `format`, for error messages. */
-export const ERROR_MESSAGE_KEYWORD = "x-error-message";
+const ERROR_MESSAGE_KEYWORD = "x-error-message";
 
 /**
  * Teaches `ajv` the annotations, so strict mode takes them and a schema misusing one does not
@@ -107,15 +107,16 @@ function toProblem(
   const params = error.params as Record<string, unknown>;
   let field = parent;
   let subject = parent === "" ? "The body" : parent;
+  const extra = params.additionalProperty ?? params.unevaluatedProperty;
   if (error.keyword === "required") field = join(parent, String(params.missingProperty));
-  else if (error.keyword === "additionalProperties") {
-    field = join(parent, String(params.additionalProperty));
+  else if (isUnknownField(error)) {
+    field = join(parent, String(extra));
   } else if (error.propertyName !== undefined) {
     // A map key (collection name, header name) broke the propertyNames rule.
     field = join(parent, error.propertyName);
     subject = `The name "${error.propertyName}" in ${parent === "" ? "the body" : parent}`;
   }
-  if (error.keyword === "required" || error.keyword === "additionalProperties") subject = field;
+  if (error.keyword === "required" || isUnknownField(error)) subject = field;
 
   const parentSchema = (error.parentSchema ?? {}) as Record<string, unknown>;
   return {
@@ -123,6 +124,11 @@ function toProblem(
     message: `${subject} ${describe(error, params, parentSchema, otherBranchTypes)}`,
     businessRule: parentSchema[ERROR_CODE_KEYWORD] === "validation_failed",
   };
+}
+
+/** A property the schema does not know: closed by additionalProperties or unevaluatedProperties. */
+function isUnknownField(error: ErrorObject): boolean {
+  return error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties";
 }
 
 function join(parent: string, key: string): string {
@@ -143,7 +149,8 @@ function describe(
   const isRule = parentSchema[ERROR_CODE_KEYWORD] !== undefined;
   if (
     typeof custom === "string" &&
-    !["required", "additionalProperties"].includes(error.keyword) &&
+    error.keyword !== "required" &&
+    !isUnknownField(error) &&
     (error.keyword !== "type" || isRule)
   ) {
     return custom;
@@ -152,6 +159,7 @@ function describe(
     case "required":
       return "is required";
     case "additionalProperties":
+    case "unevaluatedProperties":
       return "is not a known field";
     case "type": {
       const types = [...new Set([...typesOf(error), ...otherBranchTypes])];

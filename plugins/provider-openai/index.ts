@@ -12,7 +12,7 @@
  * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
  * and OpenAI's public address passes the guard.
  */
-import { readCappedBody } from "sitevoice";
+import { outboundRefusal, readCappedBody } from "sitevoice";
 import http from "node:http";
 import { definePlugin, PLUGIN_API_VERSION, VoiceProviderUnavailable } from "sitevoice";
 import type {
@@ -200,16 +200,10 @@ function statusLine(response: Response): string {
 
 /**
  * Why no answer came: the SSRF guard's refusal (its message names only the host), or that the
- * network failed (its code goes to the log, not to the client). The guard's error is recognised
- * by its code, not by `instanceof`: a plugin may hold another copy of the guard's module than the
- * host that made the fetch.
+ * network failed (its code goes to the log, not to the client).
  */
 function unreachable(error: unknown, host: string): string {
-  const refused = error as { code?: unknown; message?: unknown } | undefined;
-  if (refused?.code === "OUTBOUND_BLOCKED" && typeof refused.message === "string") {
-    return refused.message;
-  }
-  return `OpenAI at ${host} could not be reached`;
+  return outboundRefusal(error)?.message ?? `OpenAI at ${host} could not be reached`;
 }
 
 export const OPENAI_REALTIME_VOICES = [

@@ -8,7 +8,7 @@
  * driver's quoted server error) would map the network behind the service for them. The logs keep
  * the driver's reason, password masked.
  */
-import { OutboundBlockedError } from "../../security/outbound-policy.ts";
+import { outboundRefusal } from "../../security/outbound-policy.ts";
 
 /**
  * Why a SQL adapter call failed: `refused` before any SQL ran (a bad source or query), `backend`
@@ -135,14 +135,13 @@ export const LOCAL_SOCKET_NOT_ALLOWED =
  * reason first.
  */
 export function connectFailure(error: unknown): SqlAdapterError {
-  const code = codeOf(error);
-  if (error instanceof OutboundBlockedError || code === "OUTBOUND_BLOCKED") {
-    const kind = (error as { kind?: unknown }).kind;
+  const refusal = outboundRefusal(error);
+  if (refusal !== undefined) {
     return new SqlAdapterError(
       "refused",
-      kind === "local-socket" ? LOCAL_SOCKET_NOT_ALLOWED : HOST_NOT_ALLOWED,
-      code,
+      refusal.kind === "local-socket" ? LOCAL_SOCKET_NOT_ALLOWED : HOST_NOT_ALLOWED,
+      refusal.code,
     );
   }
-  return new SqlAdapterError("backend", CONNECT_FAILED, code);
+  return new SqlAdapterError("backend", CONNECT_FAILED, codeOf(error));
 }

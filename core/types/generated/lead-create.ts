@@ -33,10 +33,7 @@ export type LeadCapture = (
    * The page the conversation happened on.
    */
   page_url?: PageUrl;
-  /**
-   * The widget's own id for this write. The same signed body sent again in a session is a replay and records nothing new; two genuine writes with the same content differ by their client ids.
-   */
-  client_id?: string;
+  client_id?: ClientId;
   /**
    * Other captured fields, as text.
    */
@@ -48,3 +45,7 @@ export type LeadCapture = (
  * A page of the site, as the visitor's browser reports it. Only http(s) URLs are kept: a dashboard shows them as links, and a javascript: or data: URL there would run in the site owner's browser.
  */
 export type PageUrl = string;
+/**
+ * The widget's own id for this write. The same signed body sent again in a session is a replay and records nothing new; two genuine writes with the same content differ by their client ids.
+ */
+export type ClientId = string;

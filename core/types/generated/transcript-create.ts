@@ -4,6 +4,10 @@
  * A page of the site, as the visitor's browser reports it. Only http(s) URLs are kept: a dashboard shows them as links, and a javascript: or data: URL there would run in the site owner's browser.
  */
 export type PageUrl = string;
+/**
+ * The widget's own id for this write. The same signed body sent again in a session is a replay and records nothing new; two genuine writes with the same content differ by their client ids.
+ */
+export type ClientId = string;
 
 /**
  * Body of `POST /v1/:siteId/transcript` (signed by the widget): the conversation's turns. Kept for the site's `transcript_retention_days` (0 keeps none).
@@ -19,10 +23,7 @@ export interface Transcript {
    * The page of the session.
    */
   page_url?: PageUrl;
-  /**
-   * The widget's own id for this write. The same signed body sent again in a session is a replay and records nothing new; two genuine writes with the same content differ by their client ids.
-   */
-  client_id?: string;
+  client_id?: ClientId;
 }
 /**
  * One utterance or function call.
