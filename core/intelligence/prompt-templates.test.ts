@@ -5,7 +5,8 @@
 import { expect } from "chai";
 import { buildPersonalityPrompt } from "./prompt.ts";
 import { PromptTemplateError, loadPromptTemplates } from "./prompt-templates.ts";
-import { NOW, loadSite, minimalSite } from "./prompt-fixtures.ts";
+import { NOW, minimalSite } from "./prompt-fixtures.ts";
+import { exampleSite } from "../host/testing/example-sites.ts";
 
 describe("personality prompt", () => {
   it("falls back to the general template for an industry without one", () => {
@@ -52,7 +53,7 @@ describe("personality prompt", () => {
       ]);
 
     it("lets a plugin override an industry and use its own partial and helper", () => {
-      const dental = buildPersonalityPrompt(loadSite("bright-smiles-dental.yaml"), {
+      const dental = buildPersonalityPrompt(exampleSite("bright-smiles-dental.yaml"), {
         now: NOW,
         templates: pluginTemplates(),
       });

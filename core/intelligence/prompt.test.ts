@@ -6,7 +6,8 @@ import { readdirSync } from "node:fs";
 import { expect } from "chai";
 import { formatLocalTime } from "./local-time.ts";
 import { buildPersonalityPrompt } from "./prompt.ts";
-import { NOW, SITES_DIR, loadSite, section } from "./prompt-fixtures.ts";
+import { NOW, section } from "./prompt-fixtures.ts";
+import { EXAMPLE_SITES_DIR, exampleSite } from "../host/testing/example-sites.ts";
 
 interface Expected {
   timeLine: string;
@@ -34,13 +35,13 @@ const examples: Record<string, Expected> = {
 
 describe("personality prompt", () => {
   it("has an expectation for every example site", () => {
-    const files = readdirSync(SITES_DIR).filter((f) => f.endsWith(".yaml"));
+    const files = readdirSync(EXAMPLE_SITES_DIR).filter((f) => f.endsWith(".yaml"));
     expect(Object.keys(examples).sort()).to.deep.equal(files.sort());
   });
 
   for (const [file, expected] of Object.entries(examples)) {
     describe(`of ${file}`, () => {
-      const site = loadSite(file);
+      const site = exampleSite(file);
       const prompt = buildPersonalityPrompt(site, { now: NOW });
 
       it("starts with the industry template, filled in", () => {
@@ -107,7 +108,7 @@ describe("personality prompt", () => {
     const saved = process.env.TZ;
     process.env.TZ = "Pacific/Kiritimati"; // UTC+14: a server there would be a day ahead
     try {
-      const prompt = buildPersonalityPrompt(loadSite("nordic-home-shop.yaml"), { now: NOW });
+      const prompt = buildPersonalityPrompt(exampleSite("nordic-home-shop.yaml"), { now: NOW });
       expect(prompt).to.include(examples["nordic-home-shop.yaml"]!.timeLine);
     } finally {
       if (saved === undefined) delete process.env.TZ;

@@ -2,21 +2,10 @@
  * What the voice-tools tests share: the example sites as the service stores them, a strict
  * compile of a tool's parameters, and finding a tool and its schema.
  */
-import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
-import { expect } from "chai";
 import type { VoiceTool } from "../host/plugin.ts";
-import type { SiteConfig } from "../sites/site-types.ts";
-import { readSiteFile } from "../sites/yaml/site-file.ts";
-import { validateBody } from "../validation/schema-validator.ts";
-
-/** An example site of sites/, with defaults filled in as the service stores it. */
-function exampleSite(file: string): SiteConfig {
-  const parsed = readSiteFile(path.resolve("sites", file));
-  expect(parsed.problems, file).to.deep.equal([]);
-  return validateBody<SiteConfig>("site-create", parsed.data);
-}
+import { exampleSite } from "../host/testing/example-sites.ts";
 
 /** The example sites of sites/ the tests use. */
 export function exampleSites() {

@@ -3,21 +3,14 @@
  * provider for the example dental clinic (sites/bright-smiles-dental.yaml): its voice, language,
  * prompt and the tools its config gives the agent.
  */
-import { fileURLToPath } from "node:url";
 import type { VoiceSessionRequest } from "../plugin.ts";
-import type { SiteConfig } from "../../sites/site-types.ts";
-import { readSiteFile } from "../../sites/yaml/site-file.ts";
-import { validateBody } from "../../validation/schema-validator.ts";
 import { buildVoiceTools } from "../../widget/voice-tools.ts";
-
-const EXAMPLE_SITE = fileURLToPath(
-  new URL("../../../sites/bright-smiles-dental.yaml", import.meta.url),
-);
+import { exampleSite } from "./example-sites.ts";
 
 export function exampleVoiceSessionRequest(
   overrides: Partial<VoiceSessionRequest> = {},
 ): VoiceSessionRequest {
-  const site = validateBody<SiteConfig>("site-create", readSiteFile(EXAMPLE_SITE).data);
+  const site = exampleSite("bright-smiles-dental.yaml");
   return {
     site_id: site.site_id,
     voice: site.voice,

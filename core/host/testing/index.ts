@@ -16,3 +16,4 @@ export type {
 } from "../../search/search-types.ts";
 export { testPluginHost } from "./test-host.ts";
 export { exampleVoiceSessionRequest } from "./example-voice-request.ts";
+export { EXAMPLE_SITES_DIR, exampleSite } from "./example-sites.ts";
