@@ -5,7 +5,7 @@
  * site deleted by `sync --prune` is a `site.deleted` like one deleted through the API).
  */
 import { Redis } from "ioredis";
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
@@ -31,15 +31,32 @@ import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
 
-/** The logger of the settings (JSON lines), with credentials redacted wherever they appear. */
-export function createLogger(settings: Readonly<Settings>): Logger {
-  return pino({
-    level: settings.logLevel,
-    redact: {
-      paths: ["*.authorization", "*.password", "*.value", "*.secret", "*.connectionString"],
-      censor: "[redacted]",
+/**
+ * The logger of the settings (JSON lines on stdout, or on `destination`), with credentials
+ * redacted wherever they appear, and the body an error may carry (body-parser's, an HTTP
+ * client's), since logs never hold bodies.
+ */
+export function createLogger(
+  settings: Readonly<Settings>,
+  destination?: DestinationStream,
+): Logger {
+  return pino(
+    {
+      level: settings.logLevel,
+      redact: {
+        paths: [
+          "*.authorization",
+          "*.password",
+          "*.value",
+          "*.secret",
+          "*.connectionString",
+          "err.body",
+        ],
+        censor: "[redacted]",
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
