@@ -5,7 +5,7 @@
  * site deleted by `sync --prune` is a `site.deleted` like one deleted through the API).
  */
 import { Redis } from "ioredis";
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
@@ -31,15 +31,32 @@ import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
 
-/** The logger of the settings (JSON lines), with credentials redacted wherever they appear. */
-export function createLogger(settings: Readonly<Settings>): Logger {
-  return pino({
-    level: settings.logLevel,
-    redact: {
-      paths: ["*.authorization", "*.password", "*.value", "*.secret", "*.connectionString"],
-      censor: "[redacted]",
+/**
+ * The logger of the settings (JSON lines on stdout, or on `destination`), with credentials
+ * redacted wherever they appear, and the body an error may carry (body-parser's, an HTTP
+ * client's), since logs never hold bodies.
+ */
+export function createLogger(
+  settings: Readonly<Settings>,
+  destination?: DestinationStream,
+): Logger {
+  return pino(
+    {
+      level: settings.logLevel,
+      redact: {
+        paths: [
+          "*.authorization",
+          "*.password",
+          "*.value",
+          "*.secret",
+          "*.connectionString",
+          "err.body",
+        ],
+        censor: "[redacted]",
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
@@ -52,6 +69,38 @@ export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redi
   });
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
   return redis;
+}
+
+/** The store and what is made of it alone: all a command on the store needs (migrate, keys). */
+export interface StoreParts {
+  settings: Readonly<Settings>;
+  logger: Logger;
+  store: Store;
+  keys: ApiKeyService;
+}
+
+/** Opens the store (migrating it; closed again if that fails) and the API keys on it. */
+export async function composeStore(
+  settings: Readonly<Settings>,
+  logger: Logger = createLogger(settings),
+): Promise<StoreParts> {
+  const store = new Store(openDatabase(settings.database));
+  try {
+    const applied = await migrate(store.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return { settings, logger, store, keys: new ApiKeyService(store) };
+}
+
+/**
+ * The key ring of secrets at rest: the master key (generated into the data folder on the
+ * embedded default) and the old keys still read.
+ */
+export function composeKeyRing(settings: Readonly<Settings>, logger: Logger): KeyRing {
+  return keyRing(resolveMasterKey(settings, logger), settings.oldMasterKeys);
 }
 
 /** The plugins of the installation and what is made of them. */
@@ -95,15 +144,11 @@ export async function composePlugins(
 }
 
 /** Everything the service is made of, below the HTTP layer. */
-export interface ServiceParts extends InstalledPlugins {
-  settings: Readonly<Settings>;
-  logger: Logger;
-  store: Store;
+export interface ServiceParts extends InstalledPlugins, StoreParts {
   ring: KeyRing;
   redis: Redis | undefined;
   events: EventBus;
   limiters: RateLimiterFactory;
-  keys: ApiKeyService;
   sites: SiteService;
   sessions: SessionService;
   tokens: TokenService;
@@ -122,15 +167,13 @@ export async function composeParts(
   settings: Readonly<Settings>,
   logger: Logger = createLogger(settings),
 ): Promise<ServiceParts> {
-  const store = new Store(openDatabase(settings.database));
+  const { store, keys } = await composeStore(settings, logger);
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
-    const applied = await migrate(store.db);
-    if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");
-    const ring = keyRing(resolveMasterKey(settings, logger), settings.oldMasterKeys);
+    const ring = composeKeyRing(settings, logger);
     const redis = connectRedis(settings, logger);
     closers.push(() => redis?.disconnect());
     const installed = await composePlugins(settings, logger);
@@ -154,7 +197,7 @@ export async function composeParts(
       redis,
       events,
       limiters: rateLimiterFactory(redis),
-      keys: new ApiKeyService(store),
+      keys,
       sites,
       sessions,
       tokens: new TokenService({

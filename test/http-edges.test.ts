@@ -300,6 +300,62 @@ describe("HTTP edges: every answer is the envelope", function () {
       const res = await send(yaml, yaml.body, undefined, "application/yaml; charset=klingon");
       expectErrorEnvelope(res, 415, "unsupported_media_type");
     });
+
+    it("a YAML body's charset is refused in the same words as a JSON body's", async () => {
+      const yaml = BODY_ROUTES.find((r) => r.contentType === "application/yaml")!;
+      const asYaml = await send(yaml, yaml.body, undefined, 'application/yaml; charset="Klingon"');
+      const asJson = await send(
+        BODY_ROUTES[0]!,
+        BODY_ROUTES[0]!.body,
+        undefined,
+        'application/json; charset="Klingon"',
+      );
+      expectErrorEnvelope(asYaml, 415, "unsupported_media_type");
+      expect(asYaml.body.error.message).to.equal(asJson.body.error.message);
+      expect(asYaml.body.error.details).to.deep.equal(asJson.body.error.details);
+      expect(asYaml.body.error.details).to.deep.equal({
+        field: "content-type",
+        charset: "klingon",
+      });
+    });
+
+    for (const contentType of [
+      "application/yaml; charset=UTF-8",
+      'application/yaml; charset="utf-8"',
+      "application/yaml;charset=utf8",
+      "application/yaml; charset=us-ascii",
+    ]) {
+      it(`a YAML body declared as ${contentType} is read`, async () => {
+        const yaml = BODY_ROUTES.find((r) => r.contentType === "application/yaml")!;
+        const res = await send(yaml, yaml.body, undefined, contentType);
+        expect(res.status, res.text).to.be.oneOf([200, 201]);
+        expect(res.body.data.site_id).to.equal(SITE);
+      });
+    }
+  });
+
+  describe("YAML is read only where a whole site is put", () => {
+    const jsonOnly = BODY_ROUTES.filter(
+      (r) => r.path.startsWith("/v1/sites") && r.method !== "put",
+    );
+    for (const route of jsonOnly) {
+      for (const contentType of ["application/yaml", "application/x-yaml", "text/yaml"]) {
+        it(`415 unsupported_media_type for ${contentType} on ${route.title}`, async () => {
+          const yaml = "business_name: Edge Shop\nbusiness_description: Things\n";
+          const res = await send(route, yaml, undefined, contentType);
+          expectErrorEnvelope(res, 415, "unsupported_media_type");
+          expect(res.body.error.message).to.include("PUT /v1/sites/:id");
+          expect(res.body.error.details).to.deep.equal({ field: "content-type" });
+        });
+      }
+    }
+
+    it("PUT /v1/sites/:id still takes YAML", async () => {
+      const yaml = BODY_ROUTES.find((r) => r.contentType === "application/yaml")!;
+      const res = await send(yaml, yaml.body);
+      expect(res.status, res.text).to.be.oneOf([200, 201]);
+      expect(res.body.data.business_name).to.equal("Edge Shop");
+    });
   });
 
   describe("parser and router messages stay inside", () => {

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { scopes, type Scope } from "../auth/principal.ts";
 import type { Settings } from "../settings.ts";
 import { validateBody } from "../validation/schema-validator.ts";
-import { withParts } from "./command-parts.ts";
+import { withStore } from "./command-parts.ts";
 import { workspaceFor } from "./workspace-for.ts";
 
 /** `usage` is the CLI's usage text, shown after an unknown keys command. */
@@ -23,7 +23,7 @@ export async function keys(settings: Readonly<Settings>, args: string[], usage: 
     },
   });
   const [action, id] = positionals;
-  await withParts(settings, async (parts) => {
+  await withStore(settings, async (parts) => {
     const service = parts.keys;
     const workspaceId = await workspaceFor(parts, values.workspace);
     switch (action) {

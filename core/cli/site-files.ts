@@ -5,12 +5,12 @@
  */
 import { parseArgs } from "node:util";
 import { operatorPrincipal } from "../auth/principal.ts";
-import { composePlugins, type ServiceParts } from "../compose.ts";
+import type { InstalledPlugins } from "../compose.ts";
 import type { Settings } from "../settings.ts";
 import { pullCommand } from "../sites/sync/pull-command.ts";
 import { localTarget, remoteTarget, type SiteTarget } from "../sites/sync/site-target.ts";
 import { diffCommand, syncCommand } from "../sites/sync/sync-command.ts";
-import { commandLogger, withParts } from "./command-parts.ts";
+import { withParts, withPlugins } from "./command-parts.ts";
 import { workspaceFor } from "./workspace-for.ts";
 
 /** diff, sync and pull: the files against the local store or a remote service. */
@@ -31,7 +31,7 @@ export async function siteFiles(
   });
   if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
   if (command === "pull" && values.prune) throw new Error("pull has no --prune");
-  const run = async (target: SiteTarget, rules: ServiceParts["rules"]) => {
+  const run = async (target: SiteTarget, rules: InstalledPlugins["rules"]) => {
     const options = { cwd: process.cwd(), out: console.log, rules, target, prune: values.prune };
     switch (command) {
       case "diff":
@@ -42,23 +42,17 @@ export async function siteFiles(
         return pullCommand(positionals, options);
     }
   };
-  if (values.remote !== undefined) {
+  const remote = values.remote;
+  if (remote !== undefined) {
     if (values.workspace !== undefined)
       throw new Error("--workspace is for the local store; a remote key names its workspace");
     const key = process.env.SITEVOICE_API_KEY;
     if (key === undefined || key === "")
       throw new Error("--remote needs an API key in SITEVOICE_API_KEY (sites:read, sites:write)");
     // The files are checked by this installation's rules; the service applies its own.
-    const { plugins, rules } = await composePlugins(
-      settings,
-      commandLogger(settings),
-      "prompt-templates",
-    );
-    try {
-      process.exitCode = await run(remoteTarget(values.remote, key), rules);
-    } finally {
-      await plugins.close();
-    }
+    await withPlugins(settings, async ({ rules }) => {
+      process.exitCode = await run(remoteTarget(remote, key), rules);
+    });
     return;
   }
   // On the local store, as the service does: changes are announced to running instances, and

@@ -3,13 +3,10 @@
  * commands on the local store: keys, adapters and the site-file commands.
  */
 import { bootstrap } from "../bootstrap.ts";
-import type { ServiceParts } from "../compose.ts";
+import type { StoreParts } from "../compose.ts";
 
 /** The workspace a CLI command acts on: the one named, or the default one (created if need be). */
-export async function workspaceFor(
-  parts: ServiceParts,
-  named: string | undefined,
-): Promise<string> {
+export async function workspaceFor(parts: StoreParts, named: string | undefined): Promise<string> {
   if (named !== undefined) {
     if ((await parts.store.workspaces.get(named)) === undefined)
       throw new Error(`unknown workspace ${named}`);

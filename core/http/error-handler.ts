@@ -95,6 +95,23 @@ export function toServiceError(error: unknown, req?: Pick<Request, "headers">): 
   return errors.internal(error);
 }
 
+/**
+ * What is logged of a parser's or the router's error: its name, type, status and code, and its
+ * message unless the body failed to parse, since V8 quotes the body in that message. Never the
+ * error itself: body-parser attaches the raw body (`body`), which pino's err serializer copies.
+ */
+function readingFailure(error: unknown) {
+  if (!(error instanceof Error)) return { name: typeof error };
+  const { type, status, code } = error as { type?: unknown; status?: unknown; code?: unknown };
+  return {
+    name: error.name,
+    type,
+    status,
+    code,
+    message: type === "entity.parse.failed" ? undefined : error.message,
+  };
+}
+
 export function errorHandler(logger: Logger) {
   // Express tells an error handler by its four parameters.
   return (error: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -106,8 +123,8 @@ export function errorHandler(logger: Logger) {
         serviceError.message,
       );
     } else if (serviceError !== error) {
-      // A parser's or the router's own words stay here, for whoever debugs.
-      logger.debug({ request_id: req.id, err: error }, serviceError.message);
+      // What the parser or the router refused stays here, for whoever debugs: its kind only.
+      logger.debug({ request_id: req.id, cause: readingFailure(error) }, serviceError.message);
     }
     sendError(req, res, serviceError);
   };

@@ -12,8 +12,6 @@ import type { Settings } from "../settings.ts";
 import { loadSiteFolder } from "../sites/sync/load-sites.ts";
 import { sweepWidgetData } from "../widget/sweeper.ts";
 
-export { connectRedis, createLogger } from "../compose.ts";
-
 const SWEEP_EVERY_MS = 60_000;
 
 export interface RunningService extends ServiceParts {

@@ -1,7 +1,7 @@
 /** `/v1/sites`: list, create, read, patch and delete, with API-key scopes sites:read / sites:write. */
 import { Router, type Request } from "express";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
-import { BODY_LIMIT_API, jsonBody, yamlBody } from "../http/body-parsers.ts";
+import { BODY_LIMIT_API, jsonBody, noYamlBody, yamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../errors.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
@@ -12,7 +12,9 @@ import { parseSiteFile } from "../sites/yaml/site-file.ts";
 
 export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof apiKeyAuth>): Router {
   const router = Router();
-  router.use("/v1/sites", jsonBody(BODY_LIMIT_API), yamlBody(BODY_LIMIT_API));
+  // JSON everywhere; YAML (a site file) only where a whole site is put, refused elsewhere.
+  router.use("/v1/sites", jsonBody(BODY_LIMIT_API));
+  const readYaml = yamlBody(BODY_LIMIT_API);
 
   router.get("/v1/sites", requireKey("sites:read"), async (req, res) => {
     const query = queryParams(req, ["limit", "cursor", "q"]);
@@ -27,7 +29,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     });
   });
 
-  router.post("/v1/sites", requireKey("sites:write"), async (req, res) => {
+  router.post("/v1/sites", noYamlBody, requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.create(principalOf(req), req.body);
     sendData(req, res, site, { status: 201, meta: { version: site.version } });
@@ -39,7 +41,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     sendData(req, res, site, { meta: { version: site.version } });
   });
 
-  router.patch("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+  router.patch("/v1/sites/:id", noYamlBody, requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.patch(principalOf(req), req.params.id as string, req.body);
     sendData(req, res, site, { meta: { version: site.version } });
@@ -52,7 +54,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     sendData(req, res, { site_id: siteId, deleted: true });
   });
 
-  router.put("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+  router.put("/v1/sites/:id", readYaml, requireKey("sites:write"), async (req, res) => {
     const { body, source } = wholeSiteBody(req);
     const siteId = req.params.id as string;
     if (dryRun(req)) {
@@ -115,16 +117,12 @@ function versionParam(req: Request): number {
   return version;
 }
 
-/** A whole site as JSON, or as YAML (`Content-Type: application/yaml`), which records source yaml. */
+/**
+ * A whole site as JSON, or as YAML (`Content-Type: application/yaml`, bytes in a charset yamlBody
+ * checked), which records source yaml.
+ */
 function wholeSiteBody(req: Request): { body: unknown; source: ChangeSource } {
   if (!Buffer.isBuffer(req.body)) return { body: req.body, source: "api" };
-  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1];
-  if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset)) {
-    throw errors.unsupportedMediaType(`The ${charset} charset is not supported; send UTF-8`, {
-      field: "content-type",
-      charset,
-    });
-  }
   const file = parseSiteFile(req.body, "request body");
   const problem = file.problems[0];
   if (problem !== undefined || file.data === undefined) {

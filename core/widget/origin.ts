@@ -1,7 +1,7 @@
 /**
- * Which browser origins may call a site's widget endpoints : `https://` plus the
- * domain or an additional domain, exactly (host and port); `http://` too only for a localhost or
- * 127.0.0.1 domain, for local development. Anything else, `null` included, is 403.
+ * Which browser origins may call a site's widget endpoints: `https://` plus the domain or an
+ * additional domain, exactly (host and port); `http://` too only for a localhost or 127.0.0.1
+ * domain, for local development. Anything else, `null` included, is 403.
  */
 
 const LOCAL = /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/;

@@ -1,0 +1,63 @@
+/**
+ * The commands that only touch the store (migrate, keys, secrets rotate) work while the plugin
+ * configuration is broken, so an operator can still migrate, make a key or rotate secrets; the
+ * real CLI in a child process, with SITEVOICE_PLUGINS naming a package that is not installed.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { runToEnd } from "./helpers/cli-process.ts";
+
+describe("store-only commands with a broken plugin configuration", function () {
+  this.timeout(60_000);
+  let cwd: string;
+  let env: Record<string, string>;
+
+  beforeEach(() => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-store-cli-"));
+    env = {
+      DATABASE_URL: `sqlite:${path.join(cwd, "store.db")}`,
+      SITEVOICE_DATA_DIR: path.join(cwd, "data"),
+      SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
+      SITEVOICE_PLUGINS: "no-such-pkg",
+    };
+  });
+  afterEach(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+  it("migrate brings the schema up to date", async () => {
+    const migrated = await runToEnd(["migrate"], cwd, env);
+    expect(migrated.code, migrated.output).to.equal(0);
+    expect(migrated.output).to.include("database is up to date");
+  });
+
+  it("keys create prints a new key, and keys list shows it", async () => {
+    const created = await runToEnd(
+      ["keys", "create", "--name", "ops", "--scopes", "sites:read"],
+      cwd,
+      env,
+    );
+    expect(created.code, created.output).to.equal(0);
+    const id = /^(key_\S+) {2}sites:read {2}\(live\)$/m.exec(created.output)?.[1];
+    expect(id, created.output).to.be.a("string");
+    expect(created.output).to.match(/^ {2}vk_live_[A-Za-z0-9_-]{32}$/m);
+
+    const listed = await runToEnd(["keys", "list"], cwd, env);
+    expect(listed.code, listed.output).to.equal(0);
+    expect(listed.output).to.include(`${id}  `);
+    expect(listed.output).to.match(/ops {2}sites:read {2}active/);
+  });
+
+  it("secrets rotate re-seals under the master key", async () => {
+    const rotated = await runToEnd(["secrets", "rotate"], cwd, env);
+    expect(rotated.code, rotated.output).to.equal(0);
+    expect(rotated.output).to.match(/^re-sealed 0 sites, 0 versions, 0 open sessions/m);
+  });
+
+  it("a command that loads the plugins still refuses, naming the package", async () => {
+    const validated = await runToEnd(["validate"], cwd, env);
+    expect(validated.code).to.equal(1);
+    expect(validated.output).to.include('package "no-such-pkg" could not be imported');
+  });
+});
