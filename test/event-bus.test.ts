@@ -67,6 +67,19 @@ for (const target of databaseTargets) {
       await bus.close();
     });
 
+    it("stores a usage event whole or refuses it, never with a value cut to fit its column", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const name = "f".repeat(150);
+      let refused = false;
+      await bus
+        .recordUsage({ site_id: "long-site", type: "function_call", function_name: name })
+        .catch(() => (refused = true));
+      await bus.close();
+      const stored = await store.events.listUsage("long-site");
+      // SQLite keeps any length; the others refuse it.
+      expect(stored.map((e) => e.function_name)).to.deep.equal(refused ? [] : [name]);
+    });
+
     it("flushes pending writes on close and refuses new ones after", async () => {
       const bus = new EventBus(store, ring, { logger, flushMs: 60_000 });
       const pending = Array.from({ length: 20 }, () =>

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
+import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
 export interface UsageEventRow {
   id: string;
@@ -37,10 +38,8 @@ export class EventsRepo {
    */
   async insertUsage(rows: UsageEventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const insert = this.knex("usage_events").insert(rows);
-    await (this.client === "mysql"
-      ? insert.onConflict().ignore()
-      : insert.onConflict(["site_id", "client_event_id"]).ignore());
+    const key = ["site_id", "client_event_id"];
+    await insertSkippingDuplicate(this.knex, "usage_events", rows, key, this.client);
   }
 
   async usageByClientIds(siteId: string, clientIds: string[]): Promise<UsageEventRow[]> {
