@@ -113,7 +113,6 @@ for (const target of databaseTargets) {
         workspace_id: "ws_sealed",
         site_id: "sealed-site",
         data: { lead: { id: "lead_1" }, update_token: token },
-        secrets: ["update_token"],
       });
       await bus.close();
       expect(emitted.data.update_token).to.equal(token);
@@ -127,6 +126,21 @@ for (const target of databaseTargets) {
         lead: { id: "lead_1" },
         update_token: token,
       });
+    });
+
+    it("seals the secret fields of an event's type only, whatever other values look like", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      const data = { site_id: "enc-site", business_name: "enc:v1:x" };
+      await bus.transaction((_tx, record) =>
+        record({ type: "site.deleted", workspace_id: "ws_enc", site_id: "enc-site", data }),
+      );
+      await bus.close();
+      const [row] = await store.events.listService("ws_enc");
+      expect(JSON.parse(row!.data)).to.deep.equal(data);
+      expect(openServiceEvent(row!, ring).data).to.deep.equal(data);
+      expect(seen.map((e) => e.kind === "service" && e.event.data)).to.deep.equal([data]);
     });
 
     it("hands every committed service event to the event sinks, and none of a rolled-back one", async () => {

@@ -83,7 +83,6 @@ export class LeadService {
         workspace_id: row.workspace_id,
         site_id: row.site_id,
         data: { lead: leadView(row), update_token: updateToken },
-        secrets: ["update_token"],
       });
       return row.id;
     });

@@ -68,9 +68,10 @@ export class EventsRepo {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
 
-  /** Service events whose data holds a sealed field, for re-sealing under a new master key. */
-  async serviceWithSealedData(): Promise<ServiceEventRow[]> {
-    return this.knex<ServiceEventRow>("service_events").where("data", "like", "%enc:v1:%");
+  /** Service events of the given types (those with sealed fields, to re-seal them). */
+  async serviceOfTypes(types: readonly string[]): Promise<ServiceEventRow[]> {
+    if (types.length === 0) return [];
+    return this.knex<ServiceEventRow>("service_events").whereIn("type", types);
   }
 
   async resealService(id: string, data: string): Promise<void> {
