@@ -114,13 +114,9 @@ export class LeadsRepo {
     await this.knex("transcripts").insert(row);
   }
 
-  /** As insertOnce, for a transcript: true when this call stored it, false for a replay. */
-  async insertTranscriptOnce(row: TranscriptRow & { replay_key: string }): Promise<boolean> {
+  /** Inserts `row` unless a transcript with its replay key is already stored for the site. */
+  async insertTranscriptOnce(row: TranscriptRow & { replay_key: string }): Promise<void> {
     await insertSkippingDuplicate(this.knex, "transcripts", row, REPLAY_KEY, this.client);
-    const stored = await this.knex<TranscriptRow>("transcripts")
-      .where({ site_id: row.site_id, replay_key: row.replay_key })
-      .first("id");
-    return stored?.id === row.id;
   }
 
   async transcriptsOf(siteId: string): Promise<TranscriptRow[]> {
