@@ -93,6 +93,24 @@ for (const target of databaseTargets) {
       expect(res.body.data.map((l: { site_id: string }) => l.site_id)).to.deep.equal(["params-a"]);
     });
 
+    it("GET /v1/leads?site_id= checks access alone, without opening the site's secrets", async () => {
+      const ws = await service.workspace();
+      await service.sites.create(operatorPrincipal(ws, "test"), site("params-sealed"));
+      await lead("params-sealed", ws);
+      // A secret sealed under a key this service does not hold: reading the config would fail.
+      const row = (await service.store.sites.get("params-sealed"))!;
+      const auth = { type: "bearer", value: "enc:v1:00000000:AAAA:AAAA:AAAA" };
+      const adapter = { type: "rest", config: { auth }, collections: {} };
+      const config = JSON.stringify({ ...JSON.parse(row.config), adapter });
+      await service.store.sites.reseal("params-sealed", { config, content_hash: row.content_hash });
+      await service.sites.cache.changed("params-sealed");
+      const key = { Authorization: `Bearer ${await service.key(ws)}` };
+      const res = await get("/v1/leads?site_id=params-sealed", key).expect(200);
+      expect(res.body.data.map((l: { site_id: string }) => l.site_id)).to.deep.equal([
+        "params-sealed",
+      ]);
+    });
+
     it("GET /v1/leads?site_id= another workspace's site is 404, never an empty list", async () => {
       refused(await get("/v1/leads?site_id=params-other", all), 404);
     });

@@ -126,7 +126,7 @@ export class LeadService {
     principal: Principal,
     query: { limit: number; siteId?: string; status?: string; before?: LeadCursor },
   ): Promise<{ items: LeadView[]; next?: LeadCursor }> {
-    if (query.siteId !== undefined) await this.parts.sites.get(principal, query.siteId);
+    if (query.siteId !== undefined) await this.parts.sites.assertOwned(principal, query.siteId);
     const rows = await this.parts.store.leads.list(principal.workspaceId, {
       ...query,
       limit: query.limit + 1,
