@@ -5,7 +5,7 @@
  * transaction. The update token is sent once, in `lead.captured`; the leads table keeps its hash.
  */
 import crypto from "node:crypto";
-import { assertSiteAllowed } from "../auth/authorize.ts";
+import { isSiteAllowed } from "../auth/authorize.ts";
 import type { Principal } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
@@ -146,11 +146,5 @@ function mayUpdate(row: LeadRow, by: LeadUpdater): boolean {
       Buffer.from(row.update_token_hash),
     );
   }
-  if (row.workspace_id !== by.principal.workspaceId) return false;
-  try {
-    assertSiteAllowed(by.principal, row.site_id);
-    return true;
-  } catch {
-    return false;
-  }
+  return row.workspace_id === by.principal.workspaceId && isSiteAllowed(by.principal, row.site_id);
 }
