@@ -143,6 +143,29 @@ for (const target of databaseTargets) {
       expect(seen.map((e) => e.kind === "service" && e.event.data)).to.deep.equal([data]);
     });
 
+    it("resolves a recorded event as it is stored, with no site_id where it has none", async () => {
+      const bus = new EventBus(store, ring, { logger, now: () => 1_700_000_000_123 });
+      const data = { n: 1, nested: { list: [1, "two"] } };
+      const [withSite, without] = await bus.transaction(async (_tx, record) => [
+        await record({ type: "lead.updated", workspace_id: "ws_as", site_id: "as-site", data }),
+        await record({ type: "workspace.note", workspace_id: "ws_as", data }),
+      ]);
+      await bus.close();
+      const stored = (await store.events.listService("ws_as")).map((row) =>
+        openServiceEvent(row, ring),
+      );
+      expect([withSite, without]).to.have.deep.members(stored);
+      expect(withSite).to.deep.equal({
+        id: withSite!.id,
+        type: "lead.updated",
+        workspace_id: "ws_as",
+        site_id: "as-site",
+        data,
+        created_at: "2023-11-14T22:13:20.123Z",
+      });
+      expect(without).not.to.have.property("site_id");
+    });
+
     it("hands every committed service event to the event sinks, and none of a rolled-back one", async () => {
       const bus = new EventBus(store, ring, { logger });
       const received: unknown[] = [];

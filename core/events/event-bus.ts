@@ -181,7 +181,15 @@ export class EventBus {
       data: JSON.stringify(stored),
       created_at: this.now(),
     };
-    return { row, event: { ...serviceEvent(row), data: { ...input.data } } };
+    const event: ServiceEvent = {
+      id: row.id,
+      type: row.type,
+      workspace_id: row.workspace_id,
+      ...(row.site_id === null ? {} : { site_id: row.site_id }),
+      data: { ...input.data },
+      created_at: new Date(row.created_at).toISOString(),
+    };
+    return { row, event };
   }
 
   /** `listener` receives every event once it is stored; returns the unsubscribe function. */
