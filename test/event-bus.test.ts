@@ -85,12 +85,14 @@ for (const target of databaseTargets) {
       const pending = Array.from({ length: 20 }, () =>
         bus.recordUsage({ site_id: "close-site", type: "db_query" }),
       );
-      const service = bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_x",
-        site_id: "close-site",
-        data: { a: 1 },
-      });
+      const service = bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_x",
+          site_id: "close-site",
+          data: { a: 1 },
+        }),
+      );
       await bus.close();
       expect(await Promise.all(pending)).to.have.length(20);
       expect((await service).type).to.equal("lead.captured");
@@ -108,12 +110,14 @@ for (const target of databaseTargets) {
       const seen: BusEvent[] = [];
       bus.subscribe((event) => seen.push(event));
       const token = `lt_${crypto.randomBytes(24).toString("base64url")}`;
-      const emitted = await bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_sealed",
-        site_id: "sealed-site",
-        data: { lead: { id: "lead_1" }, update_token: token },
-      });
+      const emitted = await bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_sealed",
+          site_id: "sealed-site",
+          data: { lead: { id: "lead_1" }, update_token: token },
+        }),
+      );
       await bus.close();
       expect(emitted.data.update_token).to.equal(token);
       const announced = seen[0];
@@ -177,12 +181,14 @@ for (const target of databaseTargets) {
         ],
         logger,
       );
-      await bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_sinks",
-        site_id: "sinks-site",
-        data: { n: 1 },
-      });
+      await bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_sinks",
+          site_id: "sinks-site",
+          data: { n: 1 },
+        }),
+      );
       let refused: unknown;
       await bus
         .transaction(async (_tx, record) => {

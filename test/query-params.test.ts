@@ -4,6 +4,7 @@
  * character in a value 400, on every route that reads them, on each database (where `%00` in a LIKE
  * pattern would otherwise match every row).
  */
+import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
@@ -33,7 +34,7 @@ for (const target of databaseTargets) {
     });
     const lead = async (siteId: string, workspaceId: string) => {
       const at = Date.now();
-      await service.store.leads.insert({
+      await service.store.leads.insertOnce({
         id: newId("lead"),
         site_id: siteId,
         workspace_id: workspaceId,
@@ -48,7 +49,7 @@ for (const target of databaseTargets) {
         status: "new",
         notes: null,
         update_token_hash: "0".repeat(64),
-        replay_key: null,
+        replay_key: crypto.randomBytes(32).toString("hex"),
         created_at: at,
         updated_at: at,
       });

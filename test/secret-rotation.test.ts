@@ -75,12 +75,14 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
       .set(auth)
       .send({ adapter: adapter("tok_second_0123456789bbbb") })
       .expect(200);
-    const lead = await service.events.emit({
-      type: "lead.captured",
-      workspace_id: ws,
-      site_id: site.site_id,
-      data: { update_token: "lt_rotate_token_0123456789" },
-    });
+    const lead = await service.events.transaction((_tx, record) =>
+      record({
+        type: "lead.captured",
+        workspace_id: ws,
+        site_id: site.site_id,
+        data: { update_token: "lt_rotate_token_0123456789" },
+      }),
+    );
     const other = operatorPrincipal(await service.workspace(), "test");
     await service.sites.create(other, {
       site_id: "looks-sealed",

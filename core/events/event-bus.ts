@@ -57,7 +57,7 @@ export interface ServiceEvent {
   created_at: string;
 }
 
-/** What `emit` takes: a service event before it has an id and a time. */
+/** What `record` takes: a service event before it has an id and a time. */
 export type ServiceEventInput = Omit<ServiceEvent, "id" | "created_at">;
 
 /**
@@ -165,12 +165,7 @@ export class EventBus {
     return result;
   }
 
-  /** Records one service event in a transaction of its own (a change with no row of its own). */
-  emit(input: ServiceEventInput): Promise<ServiceEvent> {
-    return this.transaction((_tx, record) => record(input));
-  }
-
-  /** The stored row of a service event (secrets sealed) and the event subscribers get. */
+  /** The stored row of a service event (its sealed fields sealed) and the event subscribers get. */
   private serviceRow(input: ServiceEventInput): { row: ServiceEventRow; event: ServiceEvent } {
     const stored = mapSealedFields(input.type, input.data, (value) => seal(this.ring, value));
     const row: ServiceEventRow = {

@@ -52,10 +52,6 @@ export class LeadsRepo {
     private readonly client: DatabaseClient,
   ) {}
 
-  async insert(row: LeadRow): Promise<void> {
-    await this.knex("leads").insert(row);
-  }
-
   /**
    * Inserts `row` unless a lead with its replay key is already stored for the site; returns the
    * stored lead, `row` itself or the first one. Copies racing on two connections are settled by
@@ -108,10 +104,6 @@ export class LeadsRepo {
         { column: "id", order: "desc" },
       ])
       .limit(query.limit);
-  }
-
-  async insertTranscript(row: TranscriptRow): Promise<void> {
-    await this.knex("transcripts").insert(row);
   }
 
   /** Inserts `row` unless a transcript with its replay key is already stored for the site. */
