@@ -2,7 +2,9 @@
  * Leads: captured by the widget (an email or a phone is required by the schema), updated by the
  * site owner's systems with the lead's own update token or a key of its workspace, and listed by
  * key. Each change and its service event (`lead.captured`, `lead.updated`) are written in one
- * transaction. The update token is sent once, in `lead.captured`; the leads table keeps its hash.
+ * transaction. The update token is sent once, in `lead.captured`: the leads table keeps only its
+ * hash, and the stored `lead.captured` keeps the token sealed under the master key (for delivery
+ * later, and re-sealed by `secrets rotate`); it is never stored in clear.
  */
 import crypto from "node:crypto";
 import { isSiteAllowed } from "../auth/authorize.ts";
