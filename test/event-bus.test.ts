@@ -67,17 +67,32 @@ for (const target of databaseTargets) {
       await bus.close();
     });
 
+    it("stores a usage event whole or refuses it, never with a value cut to fit its column", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const name = "f".repeat(150);
+      let refused = false;
+      await bus
+        .recordUsage({ site_id: "long-site", type: "function_call", function_name: name })
+        .catch(() => (refused = true));
+      await bus.close();
+      const stored = await store.events.listUsage("long-site");
+      // SQLite keeps any length; the others refuse it.
+      expect(stored.map((e) => e.function_name)).to.deep.equal(refused ? [] : [name]);
+    });
+
     it("flushes pending writes on close and refuses new ones after", async () => {
       const bus = new EventBus(store, ring, { logger, flushMs: 60_000 });
       const pending = Array.from({ length: 20 }, () =>
         bus.recordUsage({ site_id: "close-site", type: "db_query" }),
       );
-      const service = bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_x",
-        site_id: "close-site",
-        data: { a: 1 },
-      });
+      const service = bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_x",
+          site_id: "close-site",
+          data: { a: 1 },
+        }),
+      );
       await bus.close();
       expect(await Promise.all(pending)).to.have.length(20);
       expect((await service).type).to.equal("lead.captured");
@@ -95,13 +110,14 @@ for (const target of databaseTargets) {
       const seen: BusEvent[] = [];
       bus.subscribe((event) => seen.push(event));
       const token = `lt_${crypto.randomBytes(24).toString("base64url")}`;
-      const emitted = await bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_sealed",
-        site_id: "sealed-site",
-        data: { lead: { id: "lead_1" }, update_token: token },
-        secrets: ["update_token"],
-      });
+      const emitted = await bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_sealed",
+          site_id: "sealed-site",
+          data: { lead: { id: "lead_1" }, update_token: token },
+        }),
+      );
       await bus.close();
       expect(emitted.data.update_token).to.equal(token);
       const announced = seen[0];
@@ -116,6 +132,44 @@ for (const target of databaseTargets) {
       });
     });
 
+    it("seals the secret fields of an event's type only, whatever other values look like", async () => {
+      const bus = new EventBus(store, ring, { logger });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      const data = { site_id: "enc-site", business_name: "enc:v1:x" };
+      await bus.transaction((_tx, record) =>
+        record({ type: "site.deleted", workspace_id: "ws_enc", site_id: "enc-site", data }),
+      );
+      await bus.close();
+      const [row] = await store.events.listService("ws_enc");
+      expect(JSON.parse(row!.data)).to.deep.equal(data);
+      expect(openServiceEvent(row!, ring).data).to.deep.equal(data);
+      expect(seen.map((e) => e.kind === "service" && e.event.data)).to.deep.equal([data]);
+    });
+
+    it("resolves a recorded event as it is stored, with no site_id where it has none", async () => {
+      const bus = new EventBus(store, ring, { logger, now: () => 1_700_000_000_123 });
+      const data = { n: 1, nested: { list: [1, "two"] } };
+      const [withSite, without] = await bus.transaction(async (_tx, record) => [
+        await record({ type: "lead.updated", workspace_id: "ws_as", site_id: "as-site", data }),
+        await record({ type: "workspace.note", workspace_id: "ws_as", data }),
+      ]);
+      await bus.close();
+      const stored = (await store.events.listService("ws_as")).map((row) =>
+        openServiceEvent(row, ring),
+      );
+      expect([withSite, without]).to.have.deep.members(stored);
+      expect(withSite).to.deep.equal({
+        id: withSite!.id,
+        type: "lead.updated",
+        workspace_id: "ws_as",
+        site_id: "as-site",
+        data,
+        created_at: "2023-11-14T22:13:20.123Z",
+      });
+      expect(without).not.to.have.property("site_id");
+    });
+
     it("hands every committed service event to the event sinks, and none of a rolled-back one", async () => {
       const bus = new EventBus(store, ring, { logger });
       const received: unknown[] = [];
@@ -127,12 +181,14 @@ for (const target of databaseTargets) {
         ],
         logger,
       );
-      await bus.emit({
-        type: "lead.captured",
-        workspace_id: "ws_sinks",
-        site_id: "sinks-site",
-        data: { n: 1 },
-      });
+      await bus.transaction((_tx, record) =>
+        record({
+          type: "lead.captured",
+          workspace_id: "ws_sinks",
+          site_id: "sinks-site",
+          data: { n: 1 },
+        }),
+      );
       let refused: unknown;
       await bus
         .transaction(async (_tx, record) => {

@@ -4,6 +4,7 @@
  * character in a value 400, on every route that reads them, on each database (where `%00` in a LIKE
  * pattern would otherwise match every row).
  */
+import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
@@ -33,7 +34,7 @@ for (const target of databaseTargets) {
     });
     const lead = async (siteId: string, workspaceId: string) => {
       const at = Date.now();
-      await service.store.leads.insert({
+      await service.store.leads.insertOnce({
         id: newId("lead"),
         site_id: siteId,
         workspace_id: workspaceId,
@@ -48,7 +49,7 @@ for (const target of databaseTargets) {
         status: "new",
         notes: null,
         update_token_hash: "0".repeat(64),
-        replay_key: null,
+        replay_key: crypto.randomBytes(32).toString("hex"),
         created_at: at,
         updated_at: at,
       });
@@ -91,6 +92,24 @@ for (const target of databaseTargets) {
     it("GET /v1/leads?site_id= the key's own site lists its leads", async () => {
       const res = await get("/v1/leads?site_id=params-a", onlyA).expect(200);
       expect(res.body.data.map((l: { site_id: string }) => l.site_id)).to.deep.equal(["params-a"]);
+    });
+
+    it("GET /v1/leads?site_id= checks access alone, without opening the site's secrets", async () => {
+      const ws = await service.workspace();
+      await service.sites.create(operatorPrincipal(ws, "test"), site("params-sealed"));
+      await lead("params-sealed", ws);
+      // A secret sealed under a key this service does not hold: reading the config would fail.
+      const row = (await service.store.sites.get("params-sealed"))!;
+      const auth = { type: "bearer", value: "enc:v1:00000000:AAAA:AAAA:AAAA" };
+      const adapter = { type: "rest", config: { auth }, collections: {} };
+      const config = JSON.stringify({ ...JSON.parse(row.config), adapter });
+      await service.store.sites.reseal("params-sealed", { config, content_hash: row.content_hash });
+      await service.sites.cache.changed("params-sealed");
+      const key = { Authorization: `Bearer ${await service.key(ws)}` };
+      const res = await get("/v1/leads?site_id=params-sealed", key).expect(200);
+      expect(res.body.data.map((l: { site_id: string }) => l.site_id)).to.deep.equal([
+        "params-sealed",
+      ]);
     });
 
     it("GET /v1/leads?site_id= another workspace's site is 404, never an empty list", async () => {

@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { openServiceEvent, type ServiceEvent } from "../core/events/event-bus.ts";
 import { keyId, keyRing, open } from "../core/security/secret-box.ts";
 import { loadSettings } from "../core/settings.ts";
@@ -25,8 +26,10 @@ const adapter = (value: string) => ({
 
 /**
  * What a rotation starts from and what it did: on a fresh database, a service on the old key
- * made a site with two versions (two tokens), a lead event with a sealed token and a session;
- * the service stopped, and `rotateSecrets` re-sealed everything under the new key.
+ * made a site with two versions (two tokens), a lead event with a sealed token and a session,
+ * and in another workspace deleted a site whose name only looks sealed (its `site.deleted`
+ * holds that name in clear); the service stopped, and `rotateSecrets` re-sealed everything
+ * under the new key.
  */
 interface Rotated {
   database: TestDatabase;
@@ -36,6 +39,8 @@ interface Rotated {
   auth: { Authorization: string };
   siteId: string;
   lead: ServiceEvent;
+  /** The workspace of the deleted site named "enc:v1:x". */
+  otherWorkspaceId: string;
   sessionId: string;
   signingSecret: string;
   done: Awaited<ReturnType<typeof rotateSecrets>>;
@@ -70,13 +75,22 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
       .set(auth)
       .send({ adapter: adapter("tok_second_0123456789bbbb") })
       .expect(200);
-    const lead = await service.events.emit({
-      type: "lead.captured",
-      workspace_id: ws,
-      site_id: site.site_id,
-      data: { update_token: "lt_rotate_token_0123456789" },
-      secrets: ["update_token"],
+    const lead = await service.events.transaction((_tx, record) =>
+      record({
+        type: "lead.captured",
+        workspace_id: ws,
+        site_id: site.site_id,
+        data: { update_token: "lt_rotate_token_0123456789" },
+      }),
+    );
+    const other = operatorPrincipal(await service.workspace(), "test");
+    await service.sites.create(other, {
+      site_id: "looks-sealed",
+      business_name: "enc:v1:x",
+      business_description: "x",
+      domain: "looks-sealed.example",
     });
+    await service.sites.delete(other, "looks-sealed");
     const { session, signingSecret } = await service.sessions.create(
       { site_id: site.site_id, workspace_id: ws },
       { ip: "203.0.113.9", userAgent: "test" },
@@ -86,6 +100,7 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
       auth,
       siteId: site.site_id as string,
       lead,
+      otherWorkspaceId: other.workspaceId,
       sessionId: session.id,
       signingSecret,
     };
@@ -145,6 +160,21 @@ for (const target of databaseTargets) {
         expect(event?.id).to.equal(r!.lead.id);
         expect(openServiceEvent(event!, ring).data.update_token).to.equal(
           "lt_rotate_token_0123456789",
+        );
+      });
+
+      it("left the lead's token sealed, under the new key", async () => {
+        const [event] = await store.events.listService(r!.workspaceId);
+        expect(event?.data).not.to.include("lt_rotate_token_0123456789");
+        expect(JSON.parse(event!.data).update_token).to.include(`enc:v1:${keyId(r!.newKey)}:`);
+      });
+
+      it("left a deleted site's name that only looks sealed as it was, and its event opens", async () => {
+        const [event] = await store.events.listService(r!.otherWorkspaceId);
+        expect(event?.type).to.equal("site.deleted");
+        expect(JSON.parse(event!.data).business_name).to.equal("enc:v1:x");
+        expect(openServiceEvent(event!, keyRing(r!.newKey)).data.business_name).to.equal(
+          "enc:v1:x",
         );
       });
 

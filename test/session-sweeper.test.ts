@@ -88,14 +88,14 @@ describe("the session sweeper", function () {
     signature = `sha256=${crypto.createHmac("sha256", created.signingSecret).update(body).digest("hex")}`;
     clock += 10 * MINUTE;
     await sessions.verify("sweep-site", session.id, signature, body); // last seen at +10 min
-    await store.leads.insertTranscript({
+    await store.leads.insertTranscriptOnce({
       id: "trn_sweep",
       site_id: "sweep-site",
       session_id: session.id,
       user_fingerprint: session.user_fingerprint,
       turns: "[]",
       page_url: null,
-      replay_key: null,
+      replay_key: "r".repeat(64),
       created_at: clock,
       expires_at: clock + 30 * MINUTE,
     });

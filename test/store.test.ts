@@ -254,6 +254,32 @@ for (const target of databaseTargets) {
             expect((await store.sites.get(siteId))?.business_name).to.equal("New");
           });
 
+          it("keeps a transcript once per replay key, with one statement a write", async () => {
+            const transcript = {
+              id: `trn_${p}1`,
+              site_id: siteId,
+              session_id: "ses_1",
+              user_fingerprint: "f".repeat(64),
+              turns: "[]",
+              page_url: null,
+              replay_key: "r".repeat(64),
+              created_at: 1,
+              expires_at: 2,
+            };
+            const statements: string[] = [];
+            const count = (query: { sql: string }) => statements.push(query.sql);
+            store.db.knex.on("query", count);
+            try {
+              await store.leads.insertTranscriptOnce(transcript);
+              await store.leads.insertTranscriptOnce({ ...transcript, id: `trn_${p}2` });
+            } finally {
+              store.db.knex.removeListener("query", count);
+            }
+            expect(statements).to.have.length(2);
+            const kept = await store.leads.transcriptsOf(siteId);
+            expect(kept.map((t) => t.id)).to.deep.equal([`trn_${p}1`]);
+          });
+
           it("cascades versions on delete, and deletes only once", async () => {
             expect(await store.sites.listVersions(siteId)).to.have.length(1);
             expect(await store.sites.delete(siteId)).to.equal(true);

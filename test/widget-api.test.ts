@@ -343,6 +343,11 @@ describe("the widget sequence over HTTP", function () {
         await patch(writer, { status: "qualified" }).expect(200);
       });
 
+      it("404 for a key of the site's workspace limited to other sites", async () => {
+        const elsewhere = await service.key(workspaceId, { siteIds: ["another-site"] });
+        await patch(elsewhere, { status: "won" }).expect(404);
+      });
+
       it("403 for a key of the site's workspace without sites:write", async () => {
         const reader = await service.key(workspaceId, { scopes: ["sites:read"] });
         await patch(reader, { status: "won" }).expect(403);

@@ -26,7 +26,9 @@ const siteWithSession = (service: TestService) =>
   inlineSiteWithSession(service, { prefix: "replay", domain: "replay.example" });
 
 const lead = { name: "Ana", email: "ana@example.com", message: "Call me" };
-const transcript = { turns: [{ role: "visitor", text: "Hello", at: "2026-11-23T10:00:00.000Z" }] };
+const transcript = {
+  turns: [{ role: "visitor" as const, text: "Hello", at: "2026-11-23T10:00:00.000Z" }],
+};
 const event = { type: "function_call", function_name: "search_database" };
 
 for (const target of databaseTargets) {
@@ -98,6 +100,39 @@ for (const target of databaseTargets) {
       expect(two.body.data.lead_id).not.to.equal(one.body.data.lead_id);
     });
 
+    it("a lead whose site is deleted meanwhile is refused, and no lead.captured is recorded", async () => {
+      const row = (await service.store.sessions.get(session.session_id))!;
+      await service.store.sites.delete(session.siteId);
+      let refused = false;
+      await service.leads
+        .capture(row, lead, Buffer.from(JSON.stringify(lead)))
+        .catch(() => (refused = true));
+      await service.events.flush();
+      expect(refused).to.equal(true);
+      expect(captured(session.siteId)).to.have.length(0);
+      const recorded = await service.store.events.listService(session.workspaceId);
+      expect(recorded.filter((e) => e.type === "lead.captured")).to.deep.equal([]);
+    });
+
+    it("a lead with a value too long for its column is refused or stored whole, never cut", async () => {
+      const row = (await service.store.sessions.get(session.session_id))!;
+      const long = { ...lead, phone: "1".repeat(80) };
+      let refused = false;
+      await service.leads
+        .capture(row, long, Buffer.from(JSON.stringify(long)))
+        .catch(() => (refused = true));
+      await service.events.flush();
+      const stored = await service.store.leads.list(session.workspaceId, { limit: 10 });
+      if (refused) {
+        expect(stored).to.deep.equal([]);
+        expect(captured(session.siteId)).to.have.length(0);
+      } else {
+        // SQLite keeps any length.
+        expect(stored.map((l) => l.phone)).to.deep.equal([long.phone]);
+        expect(captured(session.siteId)).to.have.length(1);
+      }
+    });
+
     it("a usage event sent twice is stored once and answers the first id", async () => {
       const first = await signedPost(service, session, "/analytics/event", event);
       const again = await signedPost(service, session, "/analytics/event", event);
@@ -130,6 +165,18 @@ for (const target of databaseTargets) {
       expect(again.status).to.equal(202);
       expect(again.body.data).to.deep.equal(first.body.data);
       expect(await service.store.leads.transcriptsOf(session.siteId)).to.have.length(1);
+    });
+
+    it("a transcript whose site is deleted meanwhile is refused", async () => {
+      const row = (await service.store.sessions.get(session.session_id))!;
+      const { site } = (await service.sites.publicSite(session.siteId))!;
+      await service.store.sites.delete(session.siteId);
+      let refused = false;
+      await service.transcripts
+        .save(row, site, transcript, Buffer.from(JSON.stringify(transcript)))
+        .catch(() => (refused = true));
+      expect(refused).to.equal(true);
+      expect(await service.store.leads.transcriptsOf(session.siteId)).to.deep.equal([]);
     });
 
     it("a query sent twice is answered twice (reads stay repeatable)", async () => {

@@ -13,9 +13,14 @@ export function assertScope(principal: Principal, scope: Scope): void {
   }
 }
 
+/** Whether the principal may act on `siteId`: false for a key limited to other sites. */
+export function isSiteAllowed(principal: Principal, siteId: string): boolean {
+  return principal.siteIds === undefined || principal.siteIds.has(siteId);
+}
+
 /** 403 when a key limited to some sites asks for another one. */
 export function assertSiteAllowed(principal: Principal, siteId: string): void {
-  if (principal.siteIds !== undefined && !principal.siteIds.has(siteId)) {
+  if (!isSiteAllowed(principal, siteId)) {
     throw errors.forbidden(`This API key is limited to other sites`, { site_id: siteId });
   }
 }

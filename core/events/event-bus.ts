@@ -11,7 +11,7 @@
  */
 import type { Logger } from "pino";
 import { errors } from "../errors.ts";
-import { isSealed, open, seal, type KeyRing } from "../security/secret-box.ts";
+import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
 import type { ServiceEventRow, UsageEventRow } from "../store/repos/events-repo.ts";
 import type { Store } from "../store/store.ts";
@@ -57,13 +57,34 @@ export interface ServiceEvent {
   created_at: string;
 }
 
-/** What `emit` takes: a service event before it has an id and a time. */
-export interface ServiceEventInput extends Omit<ServiceEvent, "id" | "created_at"> {
-  /**
-   * Top-level `data` fields that hold secrets (a lead's update token): sealed in the stored row,
-   * in clear for subscribers and for `openServiceEvent`.
-   */
-  secrets?: readonly string[];
+/** What `record` takes: a service event before it has an id and a time. */
+export type ServiceEventInput = Omit<ServiceEvent, "id" | "created_at">;
+
+/**
+ * The top-level `data` fields of each service event type that hold a secret (a lead's update
+ * token, which a webhook delivers later): sealed in the stored row, in clear for subscribers and
+ * for `openServiceEvent`, re-sealed by `secrets rotate`. Known by the type, never guessed from a
+ * value: every other field is stored as given, whatever it looks like.
+ */
+const SEALED_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["lead.captured", ["update_token"]],
+]);
+
+/** The service event types that have sealed fields. */
+export const SEALED_EVENT_TYPES: readonly string[] = [...SEALED_FIELDS.keys()];
+
+/** A copy of `data`, of an event of `type`, with `change` applied to each sealed field's value. */
+export function mapSealedFields(
+  type: string,
+  data: Record<string, unknown>,
+  change: (value: string) => string,
+): Record<string, unknown> {
+  const mapped = { ...data };
+  for (const field of SEALED_FIELDS.get(type) ?? []) {
+    const value = mapped[field];
+    if (typeof value === "string") mapped[field] = change(value);
+  }
+  return mapped;
 }
 
 export type BusEvent =
@@ -125,9 +146,9 @@ export class EventBus {
   }
 
   /**
-   * Runs `work` in one store transaction with `record`, which stores service events (their
-   * `secrets` sealed) in that same transaction. Subscribers get each recorded event, its data as
-   * given, once the transaction has committed; a transaction that fails records none.
+   * Runs `work` in one store transaction with `record`, which stores service events (the sealed
+   * fields of their type sealed) in that same transaction. Subscribers get each recorded event,
+   * its data as given, once the transaction has committed; a transaction that fails records none.
    */
   async transaction<T>(work: (tx: Store, record: RecordServiceEvent) => Promise<T>): Promise<T> {
     if (this.closed) throw shuttingDown();
@@ -144,18 +165,9 @@ export class EventBus {
     return result;
   }
 
-  /** Records one service event in a transaction of its own (a change with no row of its own). */
-  emit(input: ServiceEventInput): Promise<ServiceEvent> {
-    return this.transaction((_tx, record) => record(input));
-  }
-
-  /** The stored row of a service event (secrets sealed) and the event subscribers get. */
+  /** The stored row of a service event (its sealed fields sealed) and the event subscribers get. */
   private serviceRow(input: ServiceEventInput): { row: ServiceEventRow; event: ServiceEvent } {
-    const stored = { ...input.data };
-    for (const field of input.secrets ?? []) {
-      const value = stored[field];
-      if (typeof value === "string") stored[field] = seal(this.ring, value);
-    }
+    const stored = mapSealedFields(input.type, input.data, (value) => seal(this.ring, value));
     const row: ServiceEventRow = {
       id: newId("evt"),
       type: input.type,
@@ -164,7 +176,15 @@ export class EventBus {
       data: JSON.stringify(stored),
       created_at: this.now(),
     };
-    return { row, event: { ...serviceEvent(row), data: { ...input.data } } };
+    const event: ServiceEvent = {
+      id: row.id,
+      type: row.type,
+      workspace_id: row.workspace_id,
+      ...(row.site_id === null ? {} : { site_id: row.site_id }),
+      data: { ...input.data },
+      created_at: new Date(row.created_at).toISOString(),
+    };
+    return { row, event };
   }
 
   /** `listener` receives every event once it is stored; returns the unsubscribe function. */
@@ -275,11 +295,7 @@ export function usageEvent(row: UsageEventRow): UsageEvent {
 /** A stored service event with its sealed data fields opened (for delivery, never for logs). */
 export function openServiceEvent(row: ServiceEventRow, ring: KeyRing): ServiceEvent {
   const event = serviceEvent(row);
-  const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(event.data)) {
-    data[field] = isSealed(value) ? open(ring, value) : value;
-  }
-  return { ...event, data };
+  return { ...event, data: mapSealedFields(row.type, event.data, (value) => open(ring, value)) };
 }
 
 function serviceEvent(row: ServiceEventRow): ServiceEvent {

@@ -2,10 +2,12 @@
  * Leads: captured by the widget (an email or a phone is required by the schema), updated by the
  * site owner's systems with the lead's own update token or a key of its workspace, and listed by
  * key. Each change and its service event (`lead.captured`, `lead.updated`) are written in one
- * transaction. The update token is sent once, in `lead.captured`; the leads table keeps its hash.
+ * transaction. The update token is sent once, in `lead.captured`: the leads table keeps only its
+ * hash, and the stored `lead.captured` keeps the token sealed under the master key (for delivery
+ * later, and re-sealed by `secrets rotate`); it is never stored in clear.
  */
 import crypto from "node:crypto";
-import { assertSiteAllowed } from "../auth/authorize.ts";
+import { isSiteAllowed } from "../auth/authorize.ts";
 import type { Principal } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
@@ -83,7 +85,6 @@ export class LeadService {
         workspace_id: row.workspace_id,
         site_id: row.site_id,
         data: { lead: leadView(row), update_token: updateToken },
-        secrets: ["update_token"],
       });
       return row.id;
     });
@@ -127,7 +128,7 @@ export class LeadService {
     principal: Principal,
     query: { limit: number; siteId?: string; status?: string; before?: LeadCursor },
   ): Promise<{ items: LeadView[]; next?: LeadCursor }> {
-    if (query.siteId !== undefined) await this.parts.sites.get(principal, query.siteId);
+    if (query.siteId !== undefined) await this.parts.sites.assertOwned(principal, query.siteId);
     const rows = await this.parts.store.leads.list(principal.workspaceId, {
       ...query,
       limit: query.limit + 1,
@@ -147,11 +148,5 @@ function mayUpdate(row: LeadRow, by: LeadUpdater): boolean {
       Buffer.from(row.update_token_hash),
     );
   }
-  if (row.workspace_id !== by.principal.workspaceId) return false;
-  try {
-    assertSiteAllowed(by.principal, row.site_id);
-    return true;
-  } catch {
-    return false;
-  }
+  return row.workspace_id === by.principal.workspaceId && isSiteAllowed(by.principal, row.site_id);
 }

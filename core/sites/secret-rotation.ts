@@ -6,7 +6,8 @@
  * is rewritten on its own (a site with its versions in one transaction), so a stop midway leaves
  * everything readable with the same key ring.
  */
-import { isSealed, open, seal, type KeyRing } from "../security/secret-box.ts";
+import { mapSealedFields, SEALED_EVENT_TYPES } from "../events/event-bus.ts";
+import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import type { Store } from "../store/store.ts";
 import { contentHasher } from "./content-hash.ts";
 import { openStoredSite, sealSiteSecrets } from "./site-secrets.ts";
@@ -41,12 +42,10 @@ export async function rotateSecrets(
     sessions++;
   }
   let events = 0;
-  for (const event of await store.events.serviceWithSealedData()) {
+  for (const event of await store.events.serviceOfTypes(SEALED_EVENT_TYPES)) {
     const data = JSON.parse(event.data) as Record<string, unknown>;
-    for (const [field, value] of Object.entries(data)) {
-      if (isSealed(value)) data[field] = reseal1(value);
-    }
-    await store.events.resealService(event.id, JSON.stringify(data));
+    const resealed = mapSealedFields(event.type, data, reseal1);
+    await store.events.resealService(event.id, JSON.stringify(resealed));
     events++;
   }
   return { sites, versions, sessions, events };

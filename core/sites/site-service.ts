@@ -139,6 +139,11 @@ export class SiteService {
     };
   }
 
+  /** 403 or 404 unless the principal may read the site; opens nothing. Read through the cache. */
+  async assertOwned(principal: Principal, siteId: string): Promise<void> {
+    await this.access.owned(principal, siteId, { cached: true });
+  }
+
   async get(principal: Principal, siteId: string): Promise<SiteView> {
     return this.codec.view(await this.access.owned(principal, siteId, { cached: true }));
   }

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
+import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
 export interface UsageEventRow {
   id: string;
@@ -37,10 +38,8 @@ export class EventsRepo {
    */
   async insertUsage(rows: UsageEventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const insert = this.knex("usage_events").insert(rows);
-    await (this.client === "mysql"
-      ? insert.onConflict().ignore()
-      : insert.onConflict(["site_id", "client_event_id"]).ignore());
+    const key = ["site_id", "client_event_id"];
+    await insertSkippingDuplicate(this.knex, "usage_events", rows, key, this.client);
   }
 
   async usageByClientIds(siteId: string, clientIds: string[]): Promise<UsageEventRow[]> {
@@ -69,9 +68,10 @@ export class EventsRepo {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
 
-  /** Service events whose data holds a sealed field, for re-sealing under a new master key. */
-  async serviceWithSealedData(): Promise<ServiceEventRow[]> {
-    return this.knex<ServiceEventRow>("service_events").where("data", "like", "%enc:v1:%");
+  /** Service events of the given types (those with sealed fields, to re-seal them). */
+  async serviceOfTypes(types: readonly string[]): Promise<ServiceEventRow[]> {
+    if (types.length === 0) return [];
+    return this.knex<ServiceEventRow>("service_events").whereIn("type", types);
   }
 
   async resealService(id: string, data: string): Promise<void> {

@@ -1,17 +1,9 @@
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
+import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
-/**
- * INSERT that does nothing when the row's (site_id, replay_key) is already taken. MySQL has no
- * conflict target: its INSERT IGNORE skips any duplicate, which for these tables is only that key
- * or the primary key (a fresh ULID).
- */
-function insertIgnoringDuplicate(query: Knex.QueryBuilder, row: object, client: DatabaseClient) {
-  const insert = query.insert(row);
-  return client === "mysql"
-    ? insert.onConflict().ignore()
-    : insert.onConflict(["site_id", "replay_key"]).ignore();
-}
+/** A lead or a transcript is stored once per signed request: see replay-key.ts. */
+const REPLAY_KEY = ["site_id", "replay_key"] as const;
 
 export interface LeadRow {
   id: string;
@@ -60,21 +52,19 @@ export class LeadsRepo {
     private readonly client: DatabaseClient,
   ) {}
 
-  async insert(row: LeadRow): Promise<void> {
-    await this.knex("leads").insert(row);
-  }
-
   /**
    * Inserts `row` unless a lead with its replay key is already stored for the site; returns the
    * stored lead, `row` itself or the first one. Copies racing on two connections are settled by
-   * the unique index: the loser's insert does nothing and it reads the winner's row.
+   * the unique index: the loser's insert does nothing and it reads the winner's row. Any other
+   * failure of the insert (the site deleted meanwhile) is thrown.
    */
   async insertOnce(row: LeadRow & { replay_key: string }): Promise<LeadRow> {
-    await insertIgnoringDuplicate(this.knex("leads"), row, this.client);
+    await insertSkippingDuplicate(this.knex, "leads", row, REPLAY_KEY, this.client);
     const stored = await this.knex<LeadRow>("leads")
       .where({ site_id: row.site_id, replay_key: row.replay_key })
       .first();
-    return stored ?? row;
+    if (stored === undefined) throw new Error(`lead ${row.id} was not stored`);
+    return stored;
   }
 
   async get(id: string): Promise<LeadRow | undefined> {
@@ -116,17 +106,9 @@ export class LeadsRepo {
       .limit(query.limit);
   }
 
-  async insertTranscript(row: TranscriptRow): Promise<void> {
-    await this.knex("transcripts").insert(row);
-  }
-
-  /** As insertOnce, for a transcript: true when this call stored it, false for a replay. */
-  async insertTranscriptOnce(row: TranscriptRow & { replay_key: string }): Promise<boolean> {
-    await insertIgnoringDuplicate(this.knex("transcripts"), row, this.client);
-    const stored = await this.knex<TranscriptRow>("transcripts")
-      .where({ site_id: row.site_id, replay_key: row.replay_key })
-      .first("id");
-    return stored?.id === row.id;
+  /** Inserts `row` unless a transcript with its replay key is already stored for the site. */
+  async insertTranscriptOnce(row: TranscriptRow & { replay_key: string }): Promise<void> {
+    await insertSkippingDuplicate(this.knex, "transcripts", row, REPLAY_KEY, this.client);
   }
 
   async transcriptsOf(siteId: string): Promise<TranscriptRow[]> {
