@@ -54,7 +54,7 @@ export function compileSchema(
  * (to-problems.ts: the same wording, `x-error-*` annotations honoured), each field under
  * `prefix` (such as `adapter.config`); empty when it passes or there is no schema.
  */
-export function schemaProblems(
+export function compiledProblems(
   validate: ValidateFunction | undefined,
   value: unknown,
   prefix: readonly string[],
@@ -71,7 +71,7 @@ export function configIssues(
   plugin: { readonly validate: ValidateFunction | undefined },
   config: unknown,
 ): PluginConfigIssue[] {
-  return schemaProblems(plugin.validate, config, ["config"]).map(({ field, message }) => ({
+  return compiledProblems(plugin.validate, config, ["config"]).map(({ field, message }) => ({
     field,
     message,
   }));

@@ -15,7 +15,7 @@ import type { PluginConfigIssue } from "./plugin-errors.ts";
 import type { InstanceByKind, PluginKind } from "./plugin.ts";
 import { checkDefinition } from "./check-definition.ts";
 import type { RegisteredPlugin } from "./check-definition.ts";
-import { configIssues, schemaProblems } from "./plugin-config-schema.ts";
+import { configIssues, compiledProblems } from "./plugin-config-schema.ts";
 import type { Problem } from "../validation/problems-error.ts";
 import { PluginInstances } from "./plugin-instances.ts";
 import { pluginNetwork } from "./plugin-network.ts";
@@ -146,7 +146,7 @@ export class PluginHost {
     config: unknown,
     prefix: readonly string[],
   ): Problem[] {
-    return schemaProblems(this.#require(kind, typeOrName).validate, config, prefix);
+    return compiledProblems(this.#require(kind, typeOrName).validate, config, prefix);
   }
 
   /**
@@ -159,7 +159,7 @@ export class PluginHost {
     prefix: readonly string[],
   ): Problem[] {
     const plugin = this.#require("adapter", typeOrName);
-    return schemaProblems(plugin.validateCollection, collection, prefix);
+    return compiledProblems(plugin.validateCollection, collection, prefix);
   }
 
   /**

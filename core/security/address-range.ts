@@ -85,3 +85,6 @@ export const isPublicAddress = (address: string): boolean => addressRange(addres
 /** A range of addressRange as words for a message: "loopback", "carrier-grade NAT (shared)", … */
 export const rangeLabel = (range: string): string =>
   RANGE_LABELS[range] ?? `special-purpose (${range})`;
+
+/** A host as sockets and the allow-list take it: an IPv6 literal without its brackets. */
+export const bareHost = (host: string): string => host.replace(/^\[(.*)\]$/, "$1");

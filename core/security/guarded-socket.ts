@@ -15,7 +15,8 @@
  * tick, so a caller that attaches its listener after `connect` (as drivers do) receives it.
  */
 import net from "node:net";
-import { OutboundBlockedError, bareHost, type OutboundPolicy } from "./outbound-policy.ts";
+import { bareHost } from "./address-range.ts";
+import { OutboundBlockedError, type OutboundPolicy } from "./outbound-policy.ts";
 
 /** A new, unconnected socket whose connections pass `policy` (see the header comment). */
 export function guardedSocket(policy: OutboundPolicy): net.Socket {

@@ -13,7 +13,7 @@
  * Cloud metadata addresses stay refused whatever the list says (outbound-policy.ts).
  */
 import ipaddr from "ipaddr.js";
-import { effectiveAddress } from "./address-range.ts";
+import { bareHost, effectiveAddress } from "./address-range.ts";
 
 /** One parsed entry; `port` undefined means every port. */
 export type OutboundAllowEntry =
@@ -130,8 +130,4 @@ export function allowEntryMatches(entry: OutboundAllowEntry, target: OutboundTar
 }
 
 /** A host name as entries hold it: lower case, no brackets, no trailing dot. */
-const normalHost = (host: string): string =>
-  host
-    .replace(/^\[(.*)\]$/, "$1")
-    .replace(/\.$/, "")
-    .toLowerCase();
+const normalHost = (host: string): string => bareHost(host).replace(/\.$/, "").toLowerCase();

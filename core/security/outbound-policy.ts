@@ -21,7 +21,7 @@
  */
 import dns from "node:dns";
 import net, { type LookupFunction } from "node:net";
-import { addressRange, rangeLabel } from "./address-range.ts";
+import { addressRange, bareHost, rangeLabel } from "./address-range.ts";
 import {
   allowEntryMatches,
   type OutboundAllowEntry,
@@ -98,9 +98,6 @@ type LookupCallback = (
 
 const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
   dns.promises.lookup(hostname, { all: true, verbatim: true });
-
-/** A host as sockets and the allow-list take it: an IPv6 literal without its brackets. */
-export const bareHost = (host: string): string => host.replace(/^\[(.*)\]$/, "$1");
 
 export class OutboundPolicy {
   readonly #allowPrivateNetworks: boolean;

@@ -5,6 +5,8 @@
  * and `password` past the masking; mysql2 turns on `multipleStatements`. A SQL adapter names the
  * few parameters it honours; any other is refused, so none reaches the driver.
  */
+import { bareHost } from "../../security/address-range.ts";
+
 export interface ConnectionParts {
   /** Percent-decoded; a PostgreSQL host starting with `/` is a Unix socket (the policy refuses it). */
   host: string;
@@ -56,7 +58,7 @@ export function parseConnectionUrl(
     }
   };
   return {
-    host: decode(url.hostname.replace(/^\[(.*)\]$/, "$1")) || "localhost",
+    host: decode(bareHost(url.hostname)) || "localhost",
     port: url.port === "" ? rules.defaultPort : Number(url.port),
     user: decode(url.username),
     password: decode(url.password),
