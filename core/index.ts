@@ -21,3 +21,9 @@ export type { InMemoryQuery, InMemoryResult } from "./search/in-memory-search.ts
 export { readCappedBody } from "./util/read-capped.ts";
 export { messageOf } from "./util/message-of.ts";
 export { outboundRefusal } from "./security/outbound-policy.ts";
+export { ResponseTooLargeError } from "./security/guarded-request.ts";
+export type {
+  GuardedRequest,
+  OutboundRequestOptions,
+  OutboundResponse,
+} from "./security/guarded-request.ts";

@@ -13,6 +13,7 @@ import type { PluginContext } from "./plugin.ts";
 import { PluginLoadError } from "./plugin-errors.ts";
 import { PluginHost } from "./plugin-host.ts";
 import { OutboundPolicy } from "../security/outbound-policy.ts";
+import type { GuardedRequest } from "../security/guarded-request.ts";
 import { freshHost, logger, memorySink, rejectionOf } from "./plugin-host-fixtures.ts";
 import { thrownBy } from "../../test/helpers/thrown.ts";
 
@@ -166,11 +167,19 @@ describe("PluginHost", () => {
     it("accepts a definition made inline with definePlugin and hands create its context", async () => {
       const fakeFetch = (async () => new Response("ok")) as typeof fetch;
       const fakeSocket = () => new net.Socket();
+      const fakeRequest: GuardedRequest = async (url) => ({
+        status: 200,
+        statusText: "OK",
+        headers: {},
+        body: Buffer.from("ok"),
+        url: String(url),
+        redirected: false,
+      });
       const contexts: PluginContext[] = [];
       const received: unknown[] = [];
       host = new PluginHost({
         logger,
-        outbound: { fetch: fakeFetch, socket: fakeSocket },
+        outbound: { fetch: fakeFetch, request: fakeRequest, socket: fakeSocket },
         now: () => 42,
       });
       host.register(
@@ -195,6 +204,7 @@ describe("PluginHost", () => {
       expect(contexts[0]?.now()).to.equal(42);
       expect(contexts[0]?.fetch).to.equal(fakeFetch);
       expect(contexts[0]?.socket).to.equal(fakeSocket);
+      expect(contexts[0]?.request).to.equal(fakeRequest);
       expect(contexts[0]?.logger.bindings()).to.deep.equal({ plugin: "sink-inline" });
     });
 

@@ -117,6 +117,7 @@ export class PluginInstances {
     const context: PluginContext = {
       logger: this.#logger.child({ plugin: name }),
       fetch: this.#network.fetch,
+      request: this.#network.request,
       socket: this.#network.socket,
       now: this.#now,
       scope,

@@ -3,6 +3,7 @@
  * `definePlugin` only gives types; the host checks everything at registration.
  */
 import type { Socket } from "node:net";
+import type { GuardedRequest } from "../security/guarded-request.ts";
 import type { Logger } from "pino";
 import type {
   AdapterQuery,
@@ -39,6 +40,12 @@ export interface PluginContext {
    * so plugins must use it rather than the global one.
    */
   fetch: typeof fetch;
+  /**
+   * The same guard without the WHATWG layer: a request whose whole body comes back as a Buffer,
+   * read up to `maxBytes` (ResponseTooLargeError past it). Cheaper than `fetch` per call; for
+   * adapters on a search's hot path that read small JSON answers.
+   */
+  request: GuardedRequest;
   /**
    * A new TCP socket (call it once per connection), not yet connected, whose
    * `connect(port, host)` passes the outbound policy: a refused destination (a private or

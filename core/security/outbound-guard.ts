@@ -25,6 +25,15 @@
  */
 import { Agent, fetch as undiciFetch } from "undici";
 import { guardedConnector } from "./guarded-connector.ts";
+import {
+  becomesGet,
+  checkUrl,
+  DEFAULT_MAX_REDIRECTS,
+  isRedirect,
+  parseUrl,
+  portOf,
+  redirectTarget,
+} from "./outbound-hops.ts";
 import { OutboundBlockedError, type OutboundPolicy } from "./outbound-policy.ts";
 
 export interface GuardedFetchOptions {
@@ -39,28 +48,36 @@ export interface GuardedFetchOptions {
   idleTimeoutMs?: number;
 }
 
-const DEFAULT_MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** A fetch with the connections it keeps alive, which `close` ends. */
 export type GuardedFetch = typeof fetch & { close(): Promise<void> };
 
 /**
- * A `typeof fetch` that refuses what the guard forbids (see the header comment). Refusals reject
- * with OutboundBlockedError; network failures with `TypeError("fetch failed")` and the cause, as
- * the global fetch does; an abort with the signal's reason. `close()` ends its kept-alive
- * connections (whoever made it calls it at shutdown).
+ * The undici Agent every guarded request goes through: its connector applies the policy to each
+ * new connection; keep-alive saves a handshake per search, and a pooled connection stays tied to
+ * its checked address.
  */
-export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
-  const { policy } = options;
-  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+export function guardedAgent(options: GuardedFetchOptions): Agent {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  // Keep-alive saves a handshake per search; a pooled connection stays tied to its checked address.
-  const dispatcher = new Agent({
-    connect: guardedConnector(policy, { timeout: idleTimeoutMs }),
+  return new Agent({
+    connect: guardedConnector(options.policy, { timeout: idleTimeoutMs }),
     headersTimeout: idleTimeoutMs,
     bodyTimeout: idleTimeoutMs,
   });
+}
+
+/**
+ * A `typeof fetch` that refuses what the guard forbids (see the header comment). Refusals reject
+ * with OutboundBlockedError; network failures with `TypeError("fetch failed")` and the cause, as
+ * the global fetch does; an abort with the signal's reason. `close()` ends its kept-alive
+ * connections (whoever made it calls it at shutdown). With `dispatcher`, it shares that Agent
+ * (made by guardedAgent) instead of making its own, and `close()` leaves it open.
+ */
+export function guardedFetch(options: GuardedFetchOptions, dispatcher?: Agent): GuardedFetch {
+  const { policy } = options;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const agent = dispatcher ?? guardedAgent(options);
 
   const guarded = async function guarded(
     input: RequestInfo | URL,
@@ -83,38 +100,18 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
 
     for (let redirects = 0; ; redirects++) {
       policy.checkLiteral(url.hostname, portOf(url));
-      const response = await send(dispatcher, url, { method, headers, body, signal });
+      const response = await send(agent, url, { method, headers, body, signal });
       setResponseUrl(response, url, redirects > 0);
       const location = response.headers.get("location");
-      if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
-      if (redirectMode === "manual") return response;
+      if (!isRedirect(response.status, location) || redirectMode === "manual") return response;
       await response.body?.cancel().catch(() => undefined);
       if (redirectMode === "error") {
         throw new TypeError("fetch failed", {
           cause: new Error(`${originalHost} redirected and redirect mode is "error"`),
         });
       }
-      if (redirects >= maxRedirects) {
-        throw new OutboundBlockedError(
-          originalHost,
-          `it redirected more than ${maxRedirects} times`,
-        );
-      }
-      let next: URL;
-      try {
-        next = new URL(location, url);
-      } catch {
-        throw new TypeError("fetch failed", {
-          cause: new Error(`${originalHost} redirected to an invalid URL`),
-        });
-      }
-      checkUrl(next);
-      checkRedirect(url, next, originalHost);
-      // As fetch does: 303, and 301/302 after a POST, become a GET without a body.
-      if (
-        (response.status === 303 && method !== "HEAD") ||
-        ((response.status === 301 || response.status === 302) && method === "POST")
-      ) {
+      const next = redirectTarget(url, location as string, redirects, maxRedirects, originalHost);
+      if (becomesGet(response.status, method)) {
         method = "GET";
         body = undefined;
         for (const name of Object.keys(headers)) {
@@ -124,49 +121,8 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       url = next;
     }
   };
-  return Object.assign(guarded, { close: () => dispatcher.close() });
-}
-
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-
-/** URL's own error keeps the input on the error object, where a logger would find it. */
-function parseUrl(text: string): URL {
-  try {
-    return new URL(text);
-  } catch {
-    throw new TypeError("fetch failed: the URL is not a valid absolute URL");
-  }
-}
-
-/** Scheme and credentials; returns the URL so calls can chain. */
-function checkUrl(url: URL): URL {
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new OutboundBlockedError(
-      url.hostname || url.protocol,
-      `only http: and https: URLs are allowed (got ${url.protocol})`,
-    );
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw new OutboundBlockedError(url.hostname, "credentials in the URL are not allowed");
-  }
-  return url;
-}
-
-/** The port a URL connects to, its scheme's default when it names none. */
-const portOf = (url: URL): number =>
-  url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
-
-/** Same host name only; https → http would put the same credentials on the wire in clear. */
-function checkRedirect(from: URL, to: URL, originalHost: string): void {
-  if (to.hostname !== from.hostname) {
-    throw new OutboundBlockedError(
-      originalHost,
-      `it redirected to another host (${to.hostname}); only same-host redirects are followed`,
-    );
-  }
-  if (from.protocol === "https:" && to.protocol === "http:") {
-    throw new OutboundBlockedError(originalHost, "it redirected from https to plain http");
-  }
+  const close = dispatcher === undefined ? () => agent.close() : () => Promise.resolve();
+  return Object.assign(guarded, { close });
 }
 
 function headerRecord(headers: Headers): Record<string, string> {

@@ -5,6 +5,7 @@
 import http from "node:http";
 import { expect } from "chai";
 import type { DataAdapter } from "../../core/host/plugin.ts";
+import type { GuardedRequest } from "../../core/security/guarded-request.ts";
 import { startDrfServer, type DrfServer } from "../../test/helpers/drf-server.ts";
 import type { RestConfig } from "./index.ts";
 import { RestClient } from "./rest-client.ts";
@@ -89,15 +90,13 @@ describe("REST adapter", () => {
       const codes = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"];
       for (const code of [...codes, "ENOTFOUND", "UND_ERR_CONNECT_TIMEOUT"]) {
         it(`says only that it could not reach the backend for ${code}`, async () => {
-          // As the guarded fetch fails: TypeError("fetch failed") with the socket's error as cause.
-          const failing = (async () => {
-            throw new TypeError("fetch failed", {
-              cause: Object.assign(new Error(`connect ${code} 10.9.8.7:5432`), { code }),
-            });
-          }) as typeof fetch;
+          // As the guarded request fails: with the socket's (or undici's) error itself.
+          const failing: GuardedRequest = async () => {
+            throw Object.assign(new Error(`connect ${code} 10.9.8.7:5432`), { code });
+          };
           const client = new RestClient({
-            fetch: failing,
-            headers: new Headers(),
+            request: failing,
+            headers: {},
             timeoutMs: 1000,
             secrets: [],
           });

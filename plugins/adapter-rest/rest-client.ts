@@ -5,8 +5,8 @@
  * becomes a readable message that names the backend's host and never a credential: these messages
  * reach the site owner in `details.error` and the logs.
  */
-import { outboundRefusal, readCappedBody } from "sitevoice";
-import http from "node:http";
+import { outboundRefusal, ResponseTooLargeError } from "sitevoice";
+import type { GuardedRequest, OutboundResponse } from "sitevoice";
 import type { Logger } from "pino";
 
 /** The most of an answer read: a REST source is meant for small collections (under 500 items). */
@@ -17,12 +17,15 @@ export type RecordsAnswer =
   | { ok: false; error: string };
 
 export interface RestClientOptions {
-  /** The host's (guarded) fetch. */
-  fetch: typeof fetch;
+  /** The host's guarded request. */
+  request: GuardedRequest;
   /** Sent on every request: Accept, the configured headers and the auth header. */
-  headers: Headers;
-  /** Per-request limit; the caller's signal may end a request sooner. */
-  timeoutMs: number;
+  headers: Record<string, string>;
+  /**
+   * The site owner's own per-request limit, when shorter than the host's deadline; without it
+   * the caller's signal, which the host aborts at its deadline, bounds each request.
+   */
+  timeoutMs?: number;
   /** Values that must never appear in a message, whatever a lower layer put in it. */
   secrets: string[];
   /** Receives the code of each network failure, which the message leaves out. */
@@ -41,58 +44,63 @@ export class RestClient {
 
   /** GETs `url` and reads its records. */
   async records(url: URL, signal: AbortSignal): Promise<RecordsAnswer> {
-    const answer = await this.#get(url, signal, async (response) => {
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        return { ok: false, error: `backend answered ${statusLine(response)}` };
-      }
-      const body = await readCappedBody(response, MAX_BODY_BYTES);
-      if (body === undefined) {
-        return {
-          ok: false,
-          error: `backend answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
-        };
-      }
-      return parseRecords(body);
-    });
+    const answer = await this.#get(url, signal, MAX_BODY_BYTES, (response) =>
+      response.status >= 200 && response.status < 300
+        ? parseRecords(response.body)
+        : { ok: false, error: `backend answered ${statusLine(response)}` },
+    );
     return answer.ok ? answer : { ok: false, error: this.#redact(answer.error) };
   }
 
-  /** Resolves when `url` answers at all (any status), else rejects with why not. */
+  /** Resolves when `url` answers at all (any status, its body unread), else rejects with why not. */
   async reach(url: URL, signal: AbortSignal): Promise<void> {
-    const answer = await this.#get(url, signal, async (response) => {
-      await response.body?.cancel().catch(() => undefined);
-      return { ok: true, records: [], count: undefined };
-    });
+    const answer = await this.#get(url, signal, 0, () => ({
+      ok: true,
+      records: [],
+      count: undefined,
+    }));
     if (!answer.ok) throw new Error(this.#redact(answer.error));
   }
 
   async #get(
     url: URL,
     signal: AbortSignal,
-    read: (response: Response) => Promise<RecordsAnswer>,
+    maxBytes: number,
+    read: (response: OutboundResponse) => RecordsAnswer,
   ): Promise<RecordsAnswer> {
     const { timeoutMs } = this.#options;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs);
-    const onAbort = () => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    // One abort per request: the caller's signal, unless the site owner set a shorter timeout.
+    let ownSignal: AbortSignal = signal;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    if (timeoutMs !== undefined) {
+      const controller = new AbortController();
+      timer = setTimeout(() => controller.abort(new Timeout()), timeoutMs);
+      onAbort = () => controller.abort(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      ownSignal = controller.signal;
+    }
     const host = url.host;
     try {
-      const response = await this.#options.fetch(url, {
-        method: "GET",
+      const response = await this.#options.request(url, {
         headers: this.#options.headers,
-        signal: controller.signal,
-        redirect: "follow",
+        signal: ownSignal,
+        maxBytes,
       });
-      return await read(response);
+      return read(response);
     } catch (error) {
-      if (controller.signal.reason instanceof Timeout) {
+      if (ownSignal.reason instanceof Timeout) {
         return { ok: false, error: `backend at ${host} did not answer within ${timeoutMs} ms` };
       }
       if (signal.aborted) {
         return { ok: false, error: `the request to the backend at ${host} was cancelled` };
+      }
+      if (error instanceof ResponseTooLargeError) {
+        return {
+          ok: false,
+          error: `backend answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
+        };
       }
       this.#options.logger?.warn(
         { host, code: errorCode(error) },
@@ -101,7 +109,7 @@ export class RestClient {
       return { ok: false, error: failureMessage(error, host) };
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
     }
   }
 
@@ -114,16 +122,17 @@ export class RestClient {
 }
 
 /** `503 Service Unavailable`, with the standard reason when the backend gave none. */
-function statusLine(response: Response): string {
-  const reason = response.statusText || http.STATUS_CODES[response.status] || "";
+function statusLine(response: OutboundResponse): string {
+  const reason = response.statusText;
   return reason === "" ? String(response.status) : `${response.status} ${reason}`;
 }
 
-function parseRecords(body: Uint8Array): RecordsAnswer {
+function parseRecords(body: Buffer): RecordsAnswer {
   let json: unknown;
   try {
-    // TextDecoder drops a leading BOM, which JSON.parse would choke on.
-    json = JSON.parse(new TextDecoder().decode(body));
+    // A leading BOM, which JSON.parse would choke on, is dropped as TextDecoder would.
+    const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+    json = JSON.parse(body.toString("utf8", start));
   } catch {
     return { ok: false, error: "backend answered invalid JSON" };
   }

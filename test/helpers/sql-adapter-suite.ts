@@ -31,8 +31,7 @@ import type {
 } from "../../core/search/search-types.ts";
 import { SqlAdapterError } from "../../core/search/sql/errors.ts";
 import type { SqlAdapter } from "../../core/search/sql/sql-adapter.ts";
-import { guardedSocket } from "../../core/security/guarded-socket.ts";
-import { guardedFetch } from "../../core/security/outbound-guard.ts";
+import { pluginNetwork } from "../../core/host/plugin-network.ts";
 import { OutboundPolicy } from "../../core/security/outbound-policy.ts";
 
 /** The password in every connection string the secrets tests use. */
@@ -68,10 +67,12 @@ const logger = pino({ level: "silent" });
  * private networks, and test/outbound-policy.test.ts checks the default.
  */
 const policy = new OutboundPolicy({ allowPrivateNetworks: true });
+const network = pluginNetwork(policy);
 const context: PluginContext = {
   logger,
-  fetch: guardedFetch({ policy }),
-  socket: () => guardedSocket(policy),
+  fetch: network.fetch,
+  request: network.request,
+  socket: network.socket,
   now: Date.now,
   scope: "test-site",
   deadlineMs: 10_000,

@@ -1,0 +1,189 @@
+/**
+ * The guarded plain request: the SSRF guard's rules (outbound-hops.ts, and the guarded Agent's
+ * connector on every connection) without the WHATWG layer. The guarded fetch builds a Request,
+ * Headers, a Response and a web stream for every call; on a search that is most of the cost of
+ * reaching the backend. This asks undici's `dispatcher.request` directly and answers the whole
+ * body as one Buffer, read up to a cap: what an adapter that reads JSON needs, and no more.
+ *
+ * Like the guarded fetch it follows same-host redirects by hand (each hop checked again), sends
+ * no Host header of the caller's, asks for gzip, deflate or br and decodes them (the cap applies
+ * to the encoded and to the decoded body, so a small compressed answer cannot expand without
+ * limit). A network failure rejects with undici's error, a refusal with OutboundBlockedError, an
+ * abort with the signal's reason.
+ */
+import http from "node:http";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { Agent, Dispatcher } from "undici";
+import {
+  becomesGet,
+  checkUrl,
+  DEFAULT_MAX_REDIRECTS,
+  isRedirect,
+  parseUrl,
+  portOf,
+  redirectTarget,
+} from "./outbound-hops.ts";
+import type { OutboundPolicy } from "./outbound-policy.ts";
+
+/** The body read when the caller names no cap. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export interface OutboundRequestOptions {
+  /** GET when left out. */
+  method?: string;
+  /** Lower-case names are not required; a Host header is dropped. */
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  /**
+   * The most of the body read, encoded or decoded; more rejects with ResponseTooLargeError. 0
+   * reads none: the answer comes back at its head, with an empty body.
+   */
+  maxBytes?: number;
+  /** `follow` (the default): same-host redirects; `manual`: the redirect is the answer. */
+  redirect?: "follow" | "manual";
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** The reason phrase the server sent, or the standard one. */
+  statusText: string;
+  /** Lower-case names, as node:http gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The whole body, decoded. */
+  body: Buffer;
+  /** The URL of the last hop. */
+  url: string;
+  redirected: boolean;
+}
+
+/** A guarded request: see the header comment. */
+export type GuardedRequest = (
+  url: string | URL,
+  options?: OutboundRequestOptions,
+) => Promise<OutboundResponse>;
+
+/** An answer longer than the caller's cap; the rest of it was not read. */
+export class ResponseTooLargeError extends Error {
+  constructor(
+    readonly host: string,
+    readonly limit: number,
+  ) {
+    super(`the answer of ${host} is larger than ${limit} bytes`);
+    this.name = "ResponseTooLargeError";
+  }
+}
+
+const DECODERS: Record<string, (input: Buffer, options: zlib.ZlibOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  "x-gzip": promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress) as (i: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>,
+};
+
+/** A guarded request over `agent` (made by guardedAgent, whose connector checks connections). */
+export function guardedRequest(
+  agent: Agent,
+  options: { policy: OutboundPolicy; maxRedirects?: number },
+): GuardedRequest {
+  const { policy } = options;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  return async (target, init = {}) => {
+    let url = checkUrl(typeof target === "string" ? parseUrl(target) : target);
+    const maxBytes = init.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const headers = outgoingHeaders(init.headers);
+    let method = init.method ?? "GET";
+    let body = init.body;
+    const originalHost = url.hostname;
+    for (let redirects = 0; ; redirects++) {
+      policy.checkLiteral(url.hostname, portOf(url));
+      const answer = await agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal: init.signal,
+      });
+      const location = answer.headers.location;
+      if (init.redirect !== "manual" && isRedirect(answer.statusCode, single(location))) {
+        await answer.body.dump().catch(() => undefined);
+        const next = redirectTarget(url, single(location)!, redirects, maxRedirects, originalHost);
+        if (becomesGet(answer.statusCode, method)) {
+          method = "GET";
+          body = undefined;
+          for (const name of Object.keys(headers)) {
+            if (name.startsWith("content-")) delete headers[name];
+          }
+        }
+        url = next;
+        continue;
+      }
+      return {
+        status: answer.statusCode,
+        statusText: answer.statusText || http.STATUS_CODES[answer.statusCode] || "",
+        headers: answer.headers,
+        body: await readBody(answer, url.host, maxBytes),
+        url: url.href,
+        redirected: redirects > 0,
+      };
+    }
+  };
+}
+
+/** The caller's headers in lower case, without Host, with this service's defaults. */
+function outgoingHeaders(given: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) headers[name.toLowerCase()] = value;
+  // The host connected to is the URL's, checked; a Host header must not say otherwise.
+  delete headers["host"];
+  headers["accept"] ??= "*/*";
+  headers["user-agent"] ??= "sitevoice";
+  headers["accept-encoding"] ??= "gzip, deflate, br";
+  return headers;
+}
+
+const single = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+/** The body, decoded, or ResponseTooLargeError past `maxBytes` (the rest is not read). */
+async function readBody(
+  answer: Dispatcher.ResponseData,
+  host: string,
+  maxBytes: number,
+): Promise<Buffer> {
+  if (maxBytes === 0) {
+    await answer.body.dump().catch(() => undefined);
+    return Buffer.alloc(0);
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > maxBytes) {
+      answer.body.destroy();
+      throw new ResponseTooLargeError(host, maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  let body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+  const encodings = (single(answer.headers["content-encoding"]) ?? "")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== "" && e !== "identity");
+  // Applied in the order given, so undone in reverse.
+  for (const encoding of encodings.reverse()) {
+    const decode = DECODERS[encoding];
+    if (decode === undefined) break;
+    try {
+      body = await decode(body, { maxOutputLength: maxBytes });
+    } catch (error) {
+      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+        throw new ResponseTooLargeError(host, maxBytes);
+      }
+      throw error;
+    }
+  }
+  return body;
+}
