@@ -38,6 +38,12 @@ export class PluginInstances {
   readonly #now: () => number;
   /** Keyed by scope and plugin name: a scope holds one config of a plugin at a time. */
   readonly #slots = new Map<string, Slot>();
+  /**
+   * The slot last made or found for a config object: a caller that hands the same object again
+   * (the site cache holds one per site version) skips the schema check and the hash. Only objects
+   * are remembered, weakly; a slot replaced since is not used.
+   */
+  readonly #byConfig = new WeakMap<object, Slot>();
   /** Slots whose instance exists, in order of creation, so shutdown can go in reverse. */
   #created: Slot[] = [];
   #closing: Promise<void> | undefined;
@@ -56,10 +62,14 @@ export class PluginInstances {
   async get(plugin: Registration, config: unknown, scope: string): Promise<PluginInstance> {
     if (this.#closing) throw new Error("the plugin host is closed");
     const { name, kind } = plugin;
+    const key = `${scope}\u0000${name}`;
+    const known = isObject(config) ? this.#byConfig.get(config) : undefined;
+    if (known !== undefined && known.plugin === plugin && this.#slots.get(key) === known) {
+      return known.ready;
+    }
     const issues = configIssues(plugin, config);
     if (issues.length > 0) throw new PluginConfigError(name, issues);
 
-    const key = `${scope}\u0000${name}`;
     const hash = configHash(config);
     let slot = this.#slots.get(key);
     if (slot?.hash !== hash) {
@@ -82,6 +92,7 @@ export class PluginInstances {
       this.#slots.set(key, next);
       slot = next;
     }
+    if (isObject(config)) this.#byConfig.set(config, slot);
     return slot.ready;
   }
 
@@ -160,6 +171,8 @@ export class PluginInstances {
     }
   }
 }
+
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
 
 /** sha256 of the config as JSON with sorted keys, so key order in YAML does not matter. */
 function configHash(config: unknown): string {

@@ -18,6 +18,9 @@ export type AppParts = Omit<ServiceParts, "close">;
 export function createApp(parts: AppParts): Express {
   const app = express();
   app.disable("x-powered-by");
+  // API answers change with every request (meta.request_id, meta.ts): an ETag could never match,
+  // and hashing each body for one costs time on every answer.
+  app.set("etag", false);
   app.set("trust proxy", parts.settings.trustedProxies ?? false);
   app.use(requestContext);
   app.use(requestLog(parts.logger));

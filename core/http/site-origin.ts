@@ -6,18 +6,31 @@ import type { Request, Response } from "express";
 import { errors } from "../errors.ts";
 import { allowedOrigins } from "../widget/origin.ts";
 
+type SiteDomains = { domain: string; additional_domains?: string[] };
+
+/**
+ * The origins of each site object, made once: the site cache hands out one object per site
+ * version, so a new version is a new key, and an entry goes when its site object does.
+ */
+const originsOf = new WeakMap<SiteDomains, Set<string>>();
+
+function originsFor(site: SiteDomains): Set<string> {
+  let origins = originsOf.get(site);
+  if (origins === undefined) {
+    origins = allowedOrigins(site);
+    originsOf.set(site, origins);
+  }
+  return origins;
+}
+
 /**
  * The request's Origin when it is one of the site's; else 403 origin_not_allowed. On success the
  * origin is echoed for CORS (never `*`), with `Vary: Origin` so caches keep sites apart.
  */
-export function requireOrigin(
-  req: Request,
-  res: Response,
-  site: { domain: string; additional_domains?: string[] },
-): string {
+export function requireOrigin(req: Request, res: Response, site: SiteDomains): string {
   const origin = req.headers.origin;
   res.vary("Origin");
-  if (typeof origin !== "string" || !allowedOrigins(site).has(origin.toLowerCase())) {
+  if (typeof origin !== "string" || !originsFor(site).has(origin.toLowerCase())) {
     throw errors.originNotAllowed(typeof origin === "string" ? origin : undefined);
   }
   res.setHeader("Access-Control-Allow-Origin", origin);

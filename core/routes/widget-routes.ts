@@ -13,6 +13,7 @@ import { errors, isServiceError } from "../errors.ts";
 import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
 import { consumeLimit } from "../http/rate-limit-headers.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
+import type { RunSearchOptions } from "../search/run-search.ts";
 import { searchSite } from "../search/site-search.ts";
 import type { SiteService } from "../sites/site-service.ts";
 import { validateBody } from "../validation/schema-validator.ts";
@@ -181,15 +182,19 @@ export function widgetRoutes(
     sendData(req, res, saved, { status: 202 });
   });
 
-  function searchOptions(req: Request, res: Response) {
-    const gone = new AbortController();
+  /**
+   * The search's one abort, fired if the client goes away first, and its log line's logger (none
+   * when info is off: a child logger per query costs more than the search's own checks).
+   */
+  function searchOptions(req: Request, res: Response): RunSearchOptions {
+    const abort = new AbortController();
     res.on("close", () => {
-      if (!res.writableFinished) gone.abort(new Error("client closed the request"));
+      if (!res.writableFinished) abort.abort(new Error("client closed the request"));
     });
-    return {
-      signal: gone.signal,
-      logger: parts.logger.child({ request_id: req.id, site_id: req.params.siteId }),
-    };
+    const logger = parts.logger.isLevelEnabled("info")
+      ? parts.logger.child({ request_id: req.id, site_id: req.params.siteId })
+      : undefined;
+    return { abort, logger };
   }
 
   return router;

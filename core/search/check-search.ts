@@ -16,7 +16,37 @@ import {
 /** The collections of a site's adapter, as the site config holds them (keyed by name). */
 export type SiteCollections = Record<string, Omit<CollectionSpec, "name">>;
 
-/** The collection named by `params.collection`, or 422 listing the site's collections. */
+/**
+ * What a search checks against, made once per collection object of a site config (the site
+ * cache hands out one config object per site version, so a new version is a new key): the
+ * collection with its name, and every field a request may name.
+ */
+interface CheckedCollection {
+  spec: CollectionSpec;
+  allowed: ReadonlySet<string>;
+}
+const checked = new WeakMap<object, CheckedCollection>();
+
+function checkedCollection(name: string, found: Omit<CollectionSpec, "name">): CheckedCollection {
+  let entry = checked.get(found);
+  if (entry === undefined || entry.spec.name !== name) {
+    const spec = { name, ...found };
+    entry = { spec, allowed: new Set(allowedFields(spec)) };
+    checked.set(found, entry);
+    checked.set(spec, entry);
+  }
+  return entry;
+}
+
+/** The fields a request may name in `collection`, as a set (made once per collection). */
+function allowedSet(collection: CollectionSpec): ReadonlySet<string> {
+  return checked.get(collection)?.allowed ?? checkedCollection(collection.name, collection).allowed;
+}
+
+/**
+ * The collection named by `params.collection`, or 422 listing the site's collections. The same
+ * object for every search of a site version: callers and adapters read it, never change it.
+ */
 export function collectionOf(collections: SiteCollections, name: string): CollectionSpec {
   const found = Object.hasOwn(collections, name) ? collections[name] : undefined;
   if (found === undefined) {
@@ -26,7 +56,7 @@ export function collectionOf(collections: SiteCollections, name: string): Collec
       { field: "collection", collections: known },
     );
   }
-  return { name, ...found };
+  return checkedCollection(name, found).spec;
 }
 
 /** Every field a request may name: searchable, filterable and display fields together. */
@@ -40,17 +70,20 @@ export function allowedFields(collection: CollectionSpec): string[] {
   ];
 }
 
-/** Validates `body` as SearchParams; a copy with defaults filled in. */
+/**
+ * Validates `body` as SearchParams, filling in its defaults: the caller hands over a body of its
+ * own (one just parsed), not one it keeps using as it was.
+ */
 export function parseSearchParams(body: unknown): SearchParams {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw errors.invalidRequest("The body must be a SearchParams object", { field: "body" });
   }
-  return validateBody<SearchParams>("search-params", structuredClone(body));
+  return validateBody<SearchParams>("search-params", body);
 }
 
 /** The adapter's query for valid `params` on `collection`; 422 for a field it does not list. */
 export function checkSearch(collection: CollectionSpec, params: SearchParams): AdapterQuery {
-  const allowed = new Set(allowedFields(collection));
+  const allowed = allowedSet(collection);
   const mustBeField = (field: string, where: string) => {
     if (allowed.has(field)) return;
     throw errors.validationFailed(

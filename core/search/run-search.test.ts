@@ -94,7 +94,7 @@ describe("runSearch", () => {
           caller.abort(new Error("client gone"));
         }),
     };
-    const error = await rejection(runSearch(adapter, collection, query, { signal: caller.signal }));
+    const error = await rejection(runSearch(adapter, collection, query, { abort: caller }));
     expect(seen).to.equal(true);
     expect(error).to.include({ code: "adapter_error" });
   });

@@ -21,8 +21,11 @@ export interface QueryResult {
 
 export interface RunSearchOptions {
   timeoutMs?: number;
-  /** Aborts the search too, as when the client went away. */
-  signal?: AbortSignal;
+  /**
+   * The one abort of the search: its signal is the adapter's, aborted here at the deadline and by
+   * whoever made it (as when the client went away). Made here when not given.
+   */
+  abort?: AbortController;
   /** Receives one line per search: parameters, result size and latency, never the rows. */
   logger?: Logger;
   now?: () => number;
@@ -37,9 +40,7 @@ export async function runSearch(
   const timeoutMs = options.timeoutMs ?? ADAPTER_TIMEOUT_MS;
   const now = options.now ?? Date.now;
   const started = now();
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const controller = options.abort ?? new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -83,7 +84,6 @@ export async function runSearch(
     throw failure;
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -3,14 +3,13 @@
  * checked against the collection, and the run with its deadline. Shared by the query endpoint and
  * `sitevoice adapters test`.
  */
-import type { Logger } from "pino";
 import { errors } from "../errors.ts";
 import { PluginConfigError, PluginCreateError } from "../host/plugin-errors.ts";
 import type { DataAdapter } from "../host/plugin.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { SiteConfig } from "../sites/site-types.ts";
 import { checkSearch, collectionOf, parseSearchParams } from "./check-search.ts";
-import { runSearch, type QueryResult } from "./run-search.ts";
+import { runSearch, type QueryResult, type RunSearchOptions } from "./run-search.ts";
 
 /** The adapter instance serving `site` (one per site and config; a new config replaces it). */
 export async function siteAdapter(
@@ -41,7 +40,7 @@ export async function searchSite(
   plugins: PluginHost,
   site: SiteConfig,
   body: unknown,
-  options: { logger?: Logger; signal?: AbortSignal; timeoutMs?: number } = {},
+  options: RunSearchOptions = {},
 ): Promise<QueryResult> {
   const params = parseSearchParams(body);
   if (site.adapter === undefined) {
