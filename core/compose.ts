@@ -122,7 +122,11 @@ export async function composePlugins(
   logger: Logger,
   globals: "all" | "prompt-templates" = "all",
 ): Promise<InstalledPlugins> {
-  const plugins = new PluginHost({ logger, outbound: OutboundPolicy.fromSettings(settings) });
+  const plugins = new PluginHost({
+    logger,
+    outbound: OutboundPolicy.fromSettings(settings),
+    instanceLimits: { maxScoped: settings.caches.adapters },
+  });
   try {
     await plugins.loadBuiltins(BUILTIN_PLUGINS_DIR);
     await plugins.loadPackages(settings.plugins);
@@ -150,6 +154,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   events: EventBus;
   limiters: RateLimiterFactory;
   sites: SiteService;
+  /** The decoded sites held in memory (SiteService reads through it). */
+  siteCache: SiteCache;
   sessions: SessionService;
   tokens: TokenService;
   usage: UsageService;
@@ -180,14 +186,16 @@ export async function composeParts(
     closers.push(() => installed.plugins.close());
     // Subscribed before anything is served, so a fresh instance hears every change.
     const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
-    const cache = new SiteCache(channel, { ttlMs });
+    const cache = new SiteCache(channel, { ttlMs, maxEntries: settings.caches.sites });
     closers.push(() => cache.close());
     const events = new EventBus(store, ring, { logger });
     // Every acknowledged event is stored before anything below it closes.
     closers.push(() => events.close());
     connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
-    const sessions = new SessionService(store, ring);
+    const sessions = new SessionService(store, ring, Date.now, {
+      maxHeld: settings.caches.sessions,
+    });
     const parts: ServiceParts = {
       ...installed,
       settings,
@@ -199,6 +207,7 @@ export async function composeParts(
       limiters: rateLimiterFactory(redis),
       keys,
       sites,
+      siteCache: cache,
       sessions,
       tokens: new TokenService({
         sessions,

@@ -81,6 +81,13 @@ export interface Settings {
   };
   /** development | production | test */
   nodeEnv: string;
+  /**
+   * How much each per-site or per-session cache holds at most (the least recently used leaves
+   * first): SITEVOICE_CACHE_SITES (decoded sites, 10,000), SITEVOICE_CACHE_SESSIONS (widget
+   * sessions with their opened secrets, 10,000), SITEVOICE_CACHE_ADAPTERS (adapter instances,
+   * each with its connections, 1,000).
+   */
+  caches: { sites: number; sessions: number; adapters: number };
 }
 
 export class SettingsError extends Error {
@@ -102,6 +109,15 @@ function parsePort(raw: string): number {
     throw new SettingsError("PORT", `must be an integer from 0 to 65535 (got "${raw}")`);
   }
   return port;
+}
+
+function parseCount(variable: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > 10_000_000) {
+    throw new SettingsError(variable, `must be an integer from 1 to 10000000 (got "${raw}")`);
+  }
+  return count;
 }
 
 /** `DATABASE_URL`: postgres://…, mysql://… (or mariadb://…), sqlite:path, sqlite::memory:. */
@@ -287,6 +303,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       realtimeModel: value("OPENAI_REALTIME_MODEL") ?? "gpt-realtime",
     },
     nodeEnv: value("NODE_ENV") ?? "development",
+    caches: {
+      sites: parseCount("SITEVOICE_CACHE_SITES", value("SITEVOICE_CACHE_SITES"), 10_000),
+      sessions: parseCount("SITEVOICE_CACHE_SESSIONS", value("SITEVOICE_CACHE_SESSIONS"), 10_000),
+      adapters: parseCount("SITEVOICE_CACHE_ADAPTERS", value("SITEVOICE_CACHE_ADAPTERS"), 1_000),
+    },
   };
   return Object.freeze(settings);
 }

@@ -7,8 +7,9 @@ import type { AdapterQuery, CollectionSpec } from "../search/search-types.ts";
 import { definePlugin } from "./plugin.ts";
 import type { DataAdapter, PluginInstance } from "./plugin.ts";
 import { PluginCallError, PluginCreateError } from "./plugin-errors.ts";
-import type { PluginHost } from "./plugin-host.ts";
-import { closedLog, freshHost, rejectionOf } from "./plugin-host-fixtures.ts";
+import { PluginHost } from "./plugin-host.ts";
+import { OutboundPolicy } from "../security/outbound-policy.ts";
+import { closedLog, freshHost, logger, rejectionOf } from "./plugin-host-fixtures.ts";
 
 const signal = new AbortController().signal;
 
@@ -76,6 +77,33 @@ describe("PluginHost", () => {
       expect(creates).to.equal(1);
       expect(instances[1]).to.equal(instances[0]);
       expect(instances[2]).to.equal(instances[0]);
+    });
+
+    it("keeps at most maxScoped site instances, closing the least recently used after the delay", async () => {
+      await host.close();
+      host = new PluginHost({
+        logger,
+        outbound: new OutboundPolicy({ allowPrivateNetworks: false }),
+        instanceLimits: { maxScoped: 2, retireAfterMs: 20 },
+      });
+      await host.loadPackages(["sitevoice-adapter-example"]);
+      const first = await host.instance("adapter", "example", { dataset: "one" }, "s1");
+      await host.instance("adapter", "example", { dataset: "two" }, "s2");
+      // s1 used again: s2 is now the least recently used.
+      expect(await host.instance("adapter", "example", { dataset: "one" }, "s1")).to.equal(first);
+      await host.instance("adapter", "example", { dataset: "three" }, "s3");
+
+      expect(host.scopedInstanceCount).to.equal(2);
+      // Not yet: a call that got it just before may still be running.
+      expect(closedLog()).to.deep.equal([]);
+      for (let waited = 0; closedLog().length === 0 && waited < 5_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(closedLog()).to.deep.equal(["two"]);
+      // Asked for again, it is made again.
+      const again = await host.instance("adapter", "example", { dataset: "two" }, "s2");
+      expect(await again.search(pages, everything, { signal })).to.have.property("success", true);
+      expect(host.scopedInstanceCount).to.equal(2);
     });
 
     it("closes the old instance when a scope's config changes", async () => {

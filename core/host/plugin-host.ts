@@ -17,7 +17,7 @@ import { checkDefinition } from "./check-definition.ts";
 import type { RegisteredPlugin } from "./check-definition.ts";
 import { configIssues, compiledProblems } from "./plugin-config-schema.ts";
 import type { Problem } from "../validation/problems-error.ts";
-import { PluginInstances } from "./plugin-instances.ts";
+import { PluginInstances, type ScopedInstanceLimits } from "./plugin-instances.ts";
 import { pluginNetwork } from "./plugin-network.ts";
 import type { PluginNetwork } from "./plugin-network.ts";
 import { builtinModules, importDefault } from "./plugin-source.ts";
@@ -35,6 +35,8 @@ export interface PluginHostOptions {
   outbound: OutboundPolicy | PluginNetwork;
   /** Handed to plugins as `context.now`; tests pass a fake clock. */
   now?: () => number;
+  /** The bound on site-scoped instances (see plugin-instances.ts); defaults otherwise. */
+  instanceLimits?: ScopedInstanceLimits;
 }
 
 /** The kinds that serve the whole service rather than one site. */
@@ -55,7 +57,13 @@ export class PluginHost {
       logger: options.logger,
       network: this.#network,
       now: options.now ?? Date.now,
+      limits: options.instanceLimits,
     });
+  }
+
+  /** How many site-scoped instances are live (bounded by `instanceLimits`). */
+  get scopedInstanceCount(): number {
+    return this.#instances.scopedCount;
   }
 
   /** Checks a definition and adds it; throws PluginLoadError when it is not a usable plugin. */

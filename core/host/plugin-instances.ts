@@ -3,8 +3,14 @@
  * first use and shared by concurrent callers, replaced (the old one closed first) when the config
  * of a scope changes, and closed newest first on shutdown. The host decides which plugins exist;
  * this decides when their instances are made and ended.
+ *
+ * Site-scoped instances (an adapter's connection pool per site) are bounded: at most
+ * `maxScoped` of them, the least recently used going first, and none idle longer than
+ * `scopedIdleMs`. One that goes is closed only after the call deadline, when no call that got it
+ * can still be running; a later call makes it again. Global instances are never dropped.
  */
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import { PluginConfigError, PluginCreateError } from "./plugin-errors.ts";
 import {
@@ -36,8 +42,13 @@ export class PluginInstances {
   readonly #logger: Logger;
   readonly #network: PluginNetwork;
   readonly #now: () => number;
-  /** Keyed by scope and plugin name: a scope holds one config of a plugin at a time. */
-  readonly #slots = new Map<string, Slot>();
+  /**
+   * Keyed by scope and plugin name: a scope holds one config of a plugin at a time. Global slots
+   * in a Map, site-scoped ones in a bounded cache.
+   */
+  readonly #globals = new Map<string, Slot>();
+  readonly #scoped: LRUCache<string, Slot>;
+  readonly #retireAfterMs: number;
   /**
    * The slot last made or found for a config object: a caller that hands the same object again
    * (the site cache holds one per site version) skips the schema check and the hash. Only objects
@@ -49,10 +60,35 @@ export class PluginInstances {
   #closing: Promise<void> | undefined;
 
   /** `network` and `now` are handed to every plugin in its PluginContext. */
-  constructor(options: { logger: Logger; network: PluginNetwork; now: () => number }) {
+  constructor(options: {
+    logger: Logger;
+    network: PluginNetwork;
+    now: () => number;
+    limits?: ScopedInstanceLimits;
+  }) {
     this.#logger = options.logger;
     this.#network = options.network;
     this.#now = options.now;
+    this.#retireAfterMs = options.limits?.retireAfterMs ?? PLUGIN_CALL_DEADLINE_MS;
+    this.#scoped = new LRUCache<string, Slot>({
+      max: options.limits?.maxScoped ?? DEFAULT_MAX_SCOPED,
+      ttl: options.limits?.scopedIdleMs ?? DEFAULT_SCOPED_IDLE_MS,
+      updateAgeOnGet: true,
+      // Replacements close their predecessor themselves (#create); evicted or expired ones close
+      // once no call can still use them.
+      dispose: (slot, _key, reason) => {
+        if (reason === "evict" || reason === "expire") this.#retireLater(slot);
+      },
+    });
+  }
+
+  /** How many site-scoped instances are live (the bound's test reads it). */
+  get scopedCount(): number {
+    return this.#scoped.size;
+  }
+
+  #slots(scope: string): Map<string, Slot> | LRUCache<string, Slot> {
+    return scope === "global" ? this.#globals : this.#scoped;
   }
 
   /**
@@ -63,15 +99,16 @@ export class PluginInstances {
     if (this.#closing) throw new Error("the plugin host is closed");
     const { name, kind } = plugin;
     const key = `${scope}\u0000${name}`;
+    const slots = this.#slots(scope);
     const known = isObject(config) ? this.#byConfig.get(config) : undefined;
-    if (known !== undefined && known.plugin === plugin && this.#slots.get(key) === known) {
+    if (known !== undefined && known.plugin === plugin && slots.get(key) === known) {
       return known.ready;
     }
     const issues = configIssues(plugin, config);
     if (issues.length > 0) throw new PluginConfigError(name, issues);
 
     const hash = configHash(config);
-    let slot = this.#slots.get(key);
+    let slot = slots.get(key);
     if (slot?.hash !== hash) {
       const previous = slot;
       const next: Slot = {
@@ -87,9 +124,10 @@ export class PluginInstances {
       };
       // A failed create is not kept, so the next call tries again.
       next.ready.catch(() => {
-        if (this.#slots.get(key) === next) this.#slots.delete(key);
+        if (peek(slots, key) === next) slots.delete(key);
       });
-      this.#slots.set(key, next);
+      if (slots instanceof LRUCache) slots.purgeStale();
+      slots.set(key, next);
       slot = next;
     }
     if (isObject(config)) this.#byConfig.set(config, slot);
@@ -98,8 +136,8 @@ export class PluginInstances {
 
   /** The live global instances of a kind, in order of registration. */
   globals<K extends PluginKind>(kind: K): InstanceByKind[K][] {
-    return [...this.#slots.values()]
-      .filter((s) => s.scope === "global" && s.plugin.kind === kind && s.guarded)
+    return [...this.#globals.values()]
+      .filter((s) => s.plugin.kind === kind && s.guarded)
       .map((s) => s.guarded as InstanceByKind[K]);
   }
 
@@ -110,8 +148,11 @@ export class PluginInstances {
   }
 
   async #closeAll(): Promise<void> {
-    await Promise.allSettled([...this.#slots.values()].map((s) => s.ready));
-    this.#slots.clear();
+    const slots = [...this.#globals.values(), ...this.#scoped.values()];
+    await Promise.allSettled(slots.map((s) => s.ready));
+    this.#globals.clear();
+    // Cleared without dispose: every created instance is closed below.
+    this.#scoped.clear();
     const created = this.#created.toReversed();
     this.#created = [];
     for (const slot of created) await this.#closeSlot(slot);
@@ -150,6 +191,14 @@ export class PluginInstances {
     return instance;
   }
 
+  /**
+   * Closes an instance dropped from the bounded cache, after the call deadline: a call that got
+   * it just before is over by then (the host answered it at its deadline anyway).
+   */
+  #retireLater(slot: Slot): void {
+    setTimeout(() => void this.#retire(slot), this.#retireAfterMs).unref();
+  }
+
   /** Closes an instance replaced by a new config, once its own create has settled. */
   async #retire(slot: Slot): Promise<void> {
     await slot.ready.catch(() => undefined);
@@ -171,6 +220,23 @@ export class PluginInstances {
     }
   }
 }
+
+/** Defaults of the bound on site-scoped instances (settings can change them). */
+export const DEFAULT_MAX_SCOPED = 1_000;
+export const DEFAULT_SCOPED_IDLE_MS = 30 * 60_000;
+
+export interface ScopedInstanceLimits {
+  /** Site-scoped instances kept at most; the least recently used goes first. */
+  maxScoped?: number;
+  /** A site-scoped instance unused this long goes. */
+  scopedIdleMs?: number;
+  /** How long after it went an instance is closed: the call deadline unless a test says less. */
+  retireAfterMs?: number;
+}
+
+/** A look that does not count as use. */
+const peek = (slots: Map<string, Slot> | LRUCache<string, Slot>, key: string) =>
+  slots instanceof LRUCache ? slots.peek(key) : slots.get(key);
 
 const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
 

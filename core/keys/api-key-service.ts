@@ -3,8 +3,9 @@
  * (the values are 192 random bits, so a fast hash is enough), with scopes and an optional list of
  * sites.
  */
-import { hashToken } from "../security/token-hash.ts";
 import crypto from "node:crypto";
+import { LRUCache } from "lru-cache";
+import { hashToken } from "../security/token-hash.ts";
 import { errors } from "../errors.ts";
 import type { Principal, Scope } from "../auth/principal.ts";
 import { newId } from "../store/ids.ts";
@@ -52,12 +53,18 @@ export function viewOf(row: ApiKeyRow): ApiKeyView {
   };
 }
 
+/** Keys whose last write is remembered at most (a key forgotten is written once more). */
+const TOUCHED_KEYS_HELD = 10_000;
+
 /** How often a key's last use is written; the store query re-checks this across instances. */
 const TOUCH_INTERVAL_MS = 60_000;
 
 export class ApiKeyService {
-  /** When this instance last wrote each key's use, so a busy key costs no write per request. */
-  private readonly touched = new Map<string, number>();
+  /**
+   * When this instance last wrote each key's use, so a busy key costs no write per request; the
+   * most recently used keys only, so memory stays bounded whatever the number of keys.
+   */
+  private readonly touched = new LRUCache<string, number>({ max: TOUCHED_KEYS_HELD });
 
   constructor(
     private readonly store: Store,
@@ -97,7 +104,6 @@ export class ApiKeyService {
     const now = this.now();
     if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
-    if (this.touched.size > 10_000) this.touched.clear(); // bounded: forgetting only costs a write
     await this.store.apiKeys.touch(id, now);
   }
 

@@ -50,6 +50,8 @@ export interface SiteCacheOptions {
    * for changes no channel carries (another process writing the same store, a lost message).
    */
   ttlMs?: number;
+  /** Sites held at most: the most recently read stay, so memory stays bounded with many sites. */
+  maxEntries?: number;
   now?: () => number;
 }
 
@@ -67,11 +69,10 @@ interface Loading {
   changes: number;
 }
 
-/** Sites held at most: the most recently read stay, so memory stays bounded with many sites. */
 const MAX_SITES_HELD = 10_000;
 
 export class SiteCache {
-  private readonly rows = new LRUCache<string, Held>({ max: MAX_SITES_HELD });
+  private readonly rows: LRUCache<string, Held>;
   private readonly loading = new Map<string, Loading>();
   /** Bumped by `"*"`: a read that began before it must not keep its row. */
   private epoch = 0;
@@ -83,8 +84,14 @@ export class SiteCache {
     options: SiteCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_SITE_CACHE_TTL_MS;
+    this.rows = new LRUCache<string, Held>({ max: options.maxEntries ?? MAX_SITES_HELD });
     this.now = options.now ?? Date.now;
     channel.subscribe((siteId) => this.invalidate(siteId));
+  }
+
+  /** How many sites are held (bounded by `maxEntries`). */
+  get size(): number {
+    return this.rows.size;
   }
 
   /**

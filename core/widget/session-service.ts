@@ -40,14 +40,21 @@ interface Held {
 
 export class SessionService {
   /** The most recently used sessions, their secrets opened; the least recent leave first. */
-  private readonly held = new LRUCache<string, Held>({ max: CACHE_SIZE });
+  private readonly held: LRUCache<string, Held>;
   private readonly fingerprintKey: Buffer;
 
   constructor(
     private readonly store: Store,
     private readonly ring: KeyRing,
     private readonly now: () => number = Date.now,
+    options: { maxHeld?: number } = {},
   ) {
+    // An idle session is over after SESSION_IDLE_MS anyway: none is held longer unused.
+    this.held = new LRUCache<string, Held>({
+      max: options.maxHeld ?? CACHE_SIZE,
+      ttl: SESSION_IDLE_MS,
+      updateAgeOnGet: true,
+    });
     const primary = ring.keys.get(ring.primaryId) as Buffer;
     this.fingerprintKey = Buffer.from(
       crypto.hkdfSync("sha256", primary, "", "sitevoice visitor fingerprint", 32),
@@ -117,6 +124,11 @@ export class SessionService {
       await this.store.sessions.touch(sessionId, at);
     }
     return held.row;
+  }
+
+  /** How many sessions are held (bounded by `maxHeld`). */
+  get heldCount(): number {
+    return this.held.size;
   }
 
   /** Drops the copy held of a session that ended (the store says it ended; this is the cache). */
