@@ -1,6 +1,6 @@
 /**
- * The fast REST backend of the query benchmark, run as a child process so its work lands on
- * neither server's event loop. It replays answers recorded from the test suite's Django REST
+ * The fast REST backend of the query benchmark, run as a child process so its work lands in
+ * none of the sides' processes (nor in their CPU time per request). It replays answers recorded from the test suite's Django REST
  * Framework stand-in: the parent sends `[url, body]` pairs over IPC, and each GET of exactly that
  * path and query gets its body back at once; any other URL is 404 (so a server that builds a
  * different query string fails the run). Its port goes back over IPC.

@@ -1,32 +1,99 @@
 /**
- * `npm run bench [-- name …]`: the benchmarks named (`sites`, `query`), or all of them. Each runs
- * the service side by side with a bare `node:http` server doing the same work and prints a
- * Markdown table for bench/RESULTS.md. BENCH_SECONDS (5) and BENCH_CONCURRENCY (32) set the runs;
- * BENCH_SITES (100) the number of sites the query benchmark spreads over.
+ * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`), or all of them.
+ *
+ * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
+ * server and a minimal Express 5 app doing the same work through one shared work function (so
+ * only the framework differs; floors.ts), and the service itself (`startService`). Debian's
+ * `wrk` loads them from yet another process (wrk.ts); the query benchmark's REST backend runs in
+ * a process of its own too. After a warm-up per side, rounds of bare, express, service in turn
+ * (rounds.ts); each side measures its own CPU time per request (sides.ts). The report is
+ * Markdown for bench/RESULTS.md; with `--json` the last line of stdout is the summary of the last
+ * benchmark as one JSON object (report.ts). A run with any error is not a result: exit 1.
+ *
+ * Settings, from the environment: BENCH_SECONDS (10) per run, BENCH_WARMUP_SECONDS (3) per side,
+ * BENCH_ROUNDS (3), BENCH_CONCURRENCY (32) open connections, BENCH_SITES (100) the sites the
+ * query benchmark spreads over. Every child process and temp dir is gone when this exits,
+ * Ctrl-C included (cleanup.ts).
  */
-import { benchQuery } from "./query.ts";
-import { benchSites } from "./sites.ts";
+import os from "node:os";
+import { installCleanup, makeTempDir, removeTempDir } from "./cleanup.ts";
+import { prepareQuery } from "./query.ts";
+import { failures, markdown, summarize } from "./report.ts";
+import { runRounds, type BenchSettings, type Prepared } from "./rounds.ts";
+import { prepareSites } from "./sites.ts";
+import { hasWrk } from "./wrk.ts";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const siteCount = Number(process.env.BENCH_SITES ?? 100);
-
-const benchmarks: Record<string, () => Promise<void>> = {
-  /** Authenticated GET /v1/sites/:id. */
-  sites: () => benchSites({ seconds, concurrency }),
+const benchmarks: Record<string, (settings: BenchSettings, dir: string) => Promise<Prepared>> = {
   /** Signed POST /v1/:siteId/query against a fast local REST backend. */
-  query: () => benchQuery({ seconds, concurrency, siteCount }),
+  query: prepareQuery,
+  /** Authenticated GET /v1/sites/:id. */
+  sites: prepareSites,
 };
 
-const names = process.argv.slice(2);
-const unknown = names.filter((name) => !Object.hasOwn(benchmarks, name));
-if (unknown.length > 0) {
-  console.error(
-    `unknown benchmark ${unknown.join(", ")}; choose from ${Object.keys(benchmarks).join(", ")}`,
-  );
+/** Exits 2 with `message`: a usage error, before anything started. */
+function usage(message: string): never {
+  console.error(message);
   process.exit(2);
 }
-for (const name of names.length > 0 ? names : Object.keys(benchmarks)) {
-  console.log(`\n## ${name}`);
-  await benchmarks[name]!();
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw.trim() === "" ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) usage(`${name} must be a positive integer: ${raw}`);
+  return value;
 }
+
+async function bench(name: string, settings: BenchSettings, json: boolean): Promise<boolean> {
+  const dir = makeTempDir();
+  const before = os.loadavg()[0] as number;
+  const prepared = await benchmarks[name]!(settings, dir);
+  let runs;
+  try {
+    runs = await runRounds(prepared, settings, dir);
+  } finally {
+    await prepared.close();
+  }
+  removeTempDir(dir);
+  const load = { before, after: os.loadavg()[0] as number };
+  const summary = summarize(name, runs, settings);
+  console.log(`\n## ${name}\n`);
+  console.log(markdown(summary, runs, settings, prepared.about, load));
+  const failed = failures(runs);
+  for (const line of failed) console.log(`ERRORS in ${line}`);
+  if (failed.length > 0) console.log(`A run with errors is not a result: ${name} is not one.`);
+  if (json) console.log(JSON.stringify(summary));
+  return failed.length === 0;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const json = args.includes("--json");
+  const names = args.filter((arg) => arg !== "--json");
+  const unknown = names.filter((name) => !Object.hasOwn(benchmarks, name));
+  if (unknown.length > 0) {
+    usage(
+      `unknown benchmark ${unknown.join(", ")}; choose from ${Object.keys(benchmarks).join(", ")}`,
+    );
+  }
+  if (!hasWrk()) usage("wrk is not installed; the benchmarks need it: apt-get install wrk");
+  const settings: BenchSettings = {
+    seconds: setting("BENCH_SECONDS", 10),
+    warmupSeconds: setting("BENCH_WARMUP_SECONDS", 3),
+    rounds: setting("BENCH_ROUNDS", 3),
+    concurrency: setting("BENCH_CONCURRENCY", 32),
+    siteCount: setting("BENCH_SITES", 100),
+  };
+  installCleanup();
+  let ok = true;
+  for (const name of names.length > 0 ? names : Object.keys(benchmarks)) {
+    ok = (await bench(name, settings, json)) && ok;
+  }
+  process.exitCode = ok ? 0 : 1;
+}
+
+// Exiting explicitly also ends children a failure left running (their IPC channels would keep
+// this process alive); the exit hook kills them and removes the temp dirs.
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});
