@@ -75,10 +75,18 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+
 const DECODERS: Record<string, (input: Buffer, options: zlib.ZlibOptions) => Promise<Buffer>> = {
   gzip: promisify(zlib.gunzip),
   "x-gzip": promisify(zlib.gunzip),
-  deflate: promisify(zlib.inflate),
+  // As fetch does: zlib-wrapped deflate, or the raw deflate some servers send under that name.
+  deflate: (input, options) =>
+    inflate(input, options).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== "Z_DATA_ERROR") throw error;
+      return inflateRaw(input, options);
+    }),
   br: promisify(zlib.brotliDecompress) as (i: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>,
 };
 
@@ -98,6 +106,10 @@ export function guardedRequest(
     const originalHost = url.hostname;
     for (let redirects = 0; ; redirects++) {
       policy.checkLiteral(url.hostname, portOf(url));
+      // undici hands a kept-alive connection back to its pool one event-loop turn after its answer
+      // ended; a request sent sooner (the next hop of a redirect, a caller's next request) would
+      // open a second connection and resolve the name again. As the guarded fetch does.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const answer = await agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
@@ -124,7 +136,7 @@ export function guardedRequest(
         status: answer.statusCode,
         statusText: answer.statusText || http.STATUS_CODES[answer.statusCode] || "",
         headers: answer.headers,
-        body: await readBody(answer, url.host, maxBytes),
+        body: await readBody(answer, url.host, hasNoBody(answer.statusCode, method) ? 0 : maxBytes),
         url: url.href,
         redirected: redirects > 0,
       };
@@ -143,6 +155,10 @@ function outgoingHeaders(given: Record<string, string> = {}): Record<string, str
   headers["accept-encoding"] ??= "gzip, deflate, br";
   return headers;
 }
+
+/** HEAD, 1xx, 204 and 304 answers have no body, whatever a Content-Length says. */
+const hasNoBody = (status: number, method: string): boolean =>
+  method === "HEAD" || status < 200 || status === 204 || status === 304;
 
 const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
