@@ -4,8 +4,9 @@
  *
  * - bare: `node:http`, the route matched by one regular expression, the body read by hand,
  *   `JSON.stringify` out;
- * - express: a minimal Express 5 app, Express defaults, `express.raw` on the route (as the
- *   service's widget routes read their bodies) and `res.json` out.
+ * - express: a minimal Express 5 app with the service's two app settings (no ETag, no
+ *   X-Powered-By), `express.raw` on the route (as the service's widget routes read their bodies)
+ *   and `res.json` out.
  */
 import express, { type Request, type Response } from "express";
 import http from "node:http";
@@ -57,6 +58,8 @@ function bare(route: Route, work: Work): http.Server {
 
 function expressApp(route: Route, work: Work): http.Server {
   const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
   const raw = express.raw({ type: () => true, limit: BODY_LIMIT });
   // Express 5 passes a rejected promise on to its default error handler (a 500).
   const handler = async (req: Request, res: Response) => {

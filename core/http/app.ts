@@ -9,7 +9,7 @@ import { requestLog } from "./request-log.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
-import { sitesRoutes } from "../routes/sites-routes.ts";
+import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
@@ -28,7 +28,7 @@ export function createApp(parts: AppParts): Express {
 
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));
-  app.use(sitesRoutes(parts.sites, requireKey));
+  app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(leadsRoutes(parts, requireKey));
   app.use(widgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());

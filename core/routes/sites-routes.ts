@@ -10,13 +10,16 @@ import { isSiteCursor, type ChangeSource, type SiteService } from "../sites/site
 import { migrateSiteFile, SchemaVersionError } from "../sites/yaml/schema-migrations.ts";
 import { parseSiteFile } from "../sites/yaml/site-file.ts";
 
+/** Where the sites API is mounted: its routes are below it, so other requests skip them at once. */
+export const SITES_PATH = "/v1/sites";
+
 export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof apiKeyAuth>): Router {
   const router = Router();
   // JSON everywhere; YAML (a site file) only where a whole site is put, refused elsewhere.
-  router.use("/v1/sites", jsonBody(BODY_LIMIT_API));
+  router.use(jsonBody(BODY_LIMIT_API));
   const readYaml = yamlBody(BODY_LIMIT_API);
 
-  router.get("/v1/sites", requireKey("sites:read"), async (req, res) => {
+  router.get("/", requireKey("sites:read"), async (req, res) => {
     const query = queryParams(req, ["limit", "cursor", "q"]);
     const limit = parseLimit(query.limit);
     const after = decodeCursor(query.cursor, isSiteCursor);
@@ -29,32 +32,32 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     });
   });
 
-  router.post("/v1/sites", noYamlBody, requireKey("sites:write"), async (req, res) => {
+  router.post("/", noYamlBody, requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.create(principalOf(req), req.body);
     sendData(req, res, site, { status: 201, meta: { version: site.version } });
   });
 
-  router.get("/v1/sites/:id", requireKey("sites:read"), async (req, res) => {
+  router.get("/:id", requireKey("sites:read"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.get(principalOf(req), req.params.id as string);
     sendData(req, res, site, { meta: { version: site.version } });
   });
 
-  router.patch("/v1/sites/:id", noYamlBody, requireKey("sites:write"), async (req, res) => {
+  router.patch("/:id", noYamlBody, requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.patch(principalOf(req), req.params.id as string, req.body);
     sendData(req, res, site, { meta: { version: site.version } });
   });
 
-  router.delete("/v1/sites/:id", requireKey("sites:write"), async (req, res) => {
+  router.delete("/:id", requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const siteId = req.params.id as string;
     await sites.delete(principalOf(req), siteId);
     sendData(req, res, { site_id: siteId, deleted: true });
   });
 
-  router.put("/v1/sites/:id", readYaml, requireKey("sites:write"), async (req, res) => {
+  router.put("/:id", readYaml, requireKey("sites:write"), async (req, res) => {
     const { body, source } = wholeSiteBody(req);
     const siteId = req.params.id as string;
     if (dryRun(req)) {
@@ -68,7 +71,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     });
   });
 
-  router.get("/v1/sites/:id/versions", requireKey("sites:read"), async (req, res) => {
+  router.get("/:id/versions", requireKey("sites:read"), async (req, res) => {
     const query = queryParams(req, ["limit", "cursor"]);
     const limit = parseLimit(query.limit);
     const before = decodeCursor(query.cursor, isVersionNumber);
@@ -78,7 +81,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     });
   });
 
-  router.get("/v1/sites/:id/versions/:n", requireKey("sites:read"), async (req, res) => {
+  router.get("/:id/versions/:n", requireKey("sites:read"), async (req, res) => {
     queryParams(req, []);
     const version = await sites.version(
       principalOf(req),
@@ -88,7 +91,7 @@ export function sitesRoutes(sites: SiteService, requireKey: ReturnType<typeof ap
     sendData(req, res, version);
   });
 
-  router.post("/v1/sites/:id/versions/:n/restore", requireKey("sites:write"), async (req, res) => {
+  router.post("/:id/versions/:n/restore", requireKey("sites:write"), async (req, res) => {
     queryParams(req, []);
     const site = await sites.restore(principalOf(req), req.params.id as string, versionParam(req));
     sendData(req, res, site, { meta: { version: site.version } });

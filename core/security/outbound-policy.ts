@@ -99,10 +99,17 @@ type LookupCallback = (
 const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
   dns.promises.lookup(hostname, { all: true, verbatim: true });
 
+const MAX_ALLOWED_LITERALS = 1_024;
+
 export class OutboundPolicy {
   readonly #allowPrivateNetworks: boolean;
   readonly #allow: readonly OutboundAllowEntry[];
   readonly #resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+  /**
+   * Host and port pairs `checkLiteral` allowed: the policy never changes, and every request to a
+   * backend asks again. Bounded: emptied when full (forgetting only costs a check).
+   */
+  readonly #allowedLiterals = new Set<string>();
 
   constructor(options: OutboundPolicyOptions) {
     this.#allowPrivateNetworks = options.allowPrivateNetworks;
@@ -141,11 +148,17 @@ export class OutboundPolicy {
    * it. Does nothing for a host name; its addresses are checked by `lookup`.
    */
   checkLiteral(host: string, port: number): void {
+    const key = `${host} ${port}`;
+    if (this.#allowedLiterals.has(key)) return;
     const address = bareHost(host);
     // What sockets take as an IP (and so never look up) is what is checked here.
-    if (net.isIP(address) === 0) return;
-    const refusal = this.refusal({ host: address, address, port });
-    if (refusal === undefined) return;
+    const refusal =
+      net.isIP(address) === 0 ? undefined : this.refusal({ host: address, address, port });
+    if (refusal === undefined) {
+      if (this.#allowedLiterals.size >= MAX_ALLOWED_LITERALS) this.#allowedLiterals.clear();
+      this.#allowedLiterals.add(key);
+      return;
+    }
     throw new OutboundBlockedError(
       host,
       `${address} is ${refusal.description}${hintFor(refusal)}`,
