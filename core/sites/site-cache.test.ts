@@ -104,6 +104,19 @@ describe("site cache", () => {
     expect(store.loads).to.deep.equal(["site_a", "site_a"]);
   });
 
+  it("keeps the held object when a read after the TTL finds the same row, not when it changed", async () => {
+    const first = await cache.get("site_a", store.load);
+    clock = TTL;
+    const again = await cache.get("site_a", store.load);
+    expect(store.loads).to.deep.equal(["site_a", "site_a"]);
+    expect(again).to.equal(first);
+    store.write("site_a");
+    clock = 2 * TTL;
+    const changed = await cache.get("site_a", store.load);
+    expect(changed).to.not.equal(first);
+    expect(changed?.version).to.equal(2);
+  });
+
   it("counts the TTL from when the read began, not when it answered", async () => {
     const slow = pendingLoad();
     const reading = cache.get("site_a", slow.load);

@@ -55,6 +55,22 @@ export interface SiteCacheOptions {
   now?: () => number;
 }
 
+/** Whether `b` is `a` read again: every column the same. */
+function sameRow(a: SiteRow, b: SiteRow | undefined): boolean {
+  return (
+    b !== undefined &&
+    a.version === b.version &&
+    a.updated_at === b.updated_at &&
+    a.content_hash === b.content_hash &&
+    a.config === b.config &&
+    a.workspace_id === b.workspace_id &&
+    a.site_id === b.site_id &&
+    a.business_name === b.business_name &&
+    a.domain === b.domain &&
+    a.created_at === b.created_at
+  );
+}
+
 /** Without a channel to other instances, 5 s is what keeps SPEC.md's promise on its own. */
 export const DEFAULT_SITE_CACHE_TTL_MS = 5_000;
 
@@ -113,13 +129,17 @@ export class SiteCache {
       if (at < held.expiresAt) return held.row;
       this.rows.delete(siteId);
     }
+    const previous = held?.row;
     const loading = this.loading.get(siteId) ?? { reads: 0, changes: 0 };
     this.loading.set(siteId, loading);
     loading.reads++;
     const changes = loading.changes;
     const epoch = this.epoch;
     try {
-      const row = await load(siteId);
+      const loaded = await load(siteId);
+      // The same row read again keeps its object, and with it what was derived from it (the
+      // decoded site, its origins, its adapter instance's quick lookup).
+      const row = previous !== undefined && sameRow(previous, loaded) ? previous : loaded;
       const unchanged = loading.changes === changes && this.epoch === epoch;
       if (row !== undefined && unchanged && this.channel.connected) {
         // From when the read began: the row can be no older than that.
