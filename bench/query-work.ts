@@ -10,6 +10,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { Answer, Work } from "./floors.ts";
+import { FixedWindow, requestId } from "./floor-limits.ts";
 import { UsageBatch } from "./usage-batch.ts";
 
 export interface Collection {
@@ -135,7 +136,7 @@ function pick(item: Record<string, unknown>, fields: string[]): Record<string, u
   return out;
 }
 
-const meta = () => ({ request_id: crypto.randomUUID(), ts: new Date().toISOString() });
+const meta = (id: string) => ({ request_id: id, ts: new Date().toISOString() });
 
 /** The floors' work for `config`, and a close that stores the pending events. */
 export function queryWork(config: QueryFloorConfig): { work: Work; close(): void } {
@@ -148,11 +149,15 @@ export function queryWork(config: QueryFloorConfig): { work: Work; close(): void
       { siteId: s.siteId, key: Buffer.from(s.secret, "utf8") },
     ]),
   );
+  // The service's two per-site query limits (core/routes/widget-routes.ts).
+  const perSecond = new FixedWindow(30, 1);
+  const perMinute = new FixedWindow(300, 60);
   const agent = new http.Agent({ keepAlive: true });
   const events = new UsageBatch(config.eventsFile);
   const signature = /^sha256=([0-9a-f]{64})$/;
 
   const answer = async (
+    id: string,
     siteId: string,
     headers: http.IncomingHttpHeaders,
     raw: Buffer,
@@ -184,6 +189,9 @@ export function queryWork(config: QueryFloorConfig): { work: Work; close(): void
     } catch {
       throw new Refusal(400, "not JSON");
     }
+    const second = perSecond.consume(siteId);
+    const minute = perMinute.consume(siteId);
+    if (second === undefined || minute === undefined) throw new Refusal(429, "rate limited");
     const params = body as { collection?: unknown; filters?: unknown[]; limit?: number };
     const found = await getJson(agent, `${backendUrl}${backendPath(collections, body)}`);
     const items = found.results
@@ -204,22 +212,27 @@ export function queryWork(config: QueryFloorConfig): { work: Work; close(): void
     });
     return {
       status: 200,
-      headers: { "Access-Control-Allow-Origin": origin, Vary: "Origin" },
+      headers: { ...second, ...minute, "Access-Control-Allow-Origin": origin, Vary: "Origin" },
       body: {
         success: true,
         data: { success: true, total: found.count, returned: items.length, items },
-        meta: meta(),
+        meta: meta(id),
       },
     };
   };
 
   return {
-    work: (params, headers, raw) =>
-      answer(params.siteId ?? "", headers, raw).catch((error: unknown) => {
-        if (!(error instanceof Refusal)) throw error;
-        const body = { success: false, error: { message: error.message }, meta: meta() };
-        return { status: error.status, body };
-      }),
+    work: async (params, headers, raw) => {
+      const id = requestId();
+      const answered = await answer(id, params.siteId ?? "", headers, raw).catch(
+        (error: unknown) => {
+          if (!(error instanceof Refusal)) throw error;
+          const body = { success: false, error: { message: error.message }, meta: meta(id) };
+          return { status: error.status, body } as Answer;
+        },
+      );
+      return { ...answered, headers: { ...answered.headers, "X-Request-Id": id } };
+    },
     close() {
       agent.destroy();
       events.close();

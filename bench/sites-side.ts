@@ -6,13 +6,15 @@
  * file, to the harness. The floors open that file read-only (better-sqlite3; the service writes
  * it in WAL mode, so their reads never block it nor it them) and do, with two prepared
  * statements, the service's two store reads: the key by the hash of the bearer value (unknown or
- * revoked: 401) and the site by id (missing or in another workspace: 404). They answer the
- * stored config in the envelope; unlike the service they check no scope, count no rate limit,
- * open and mask no secrets.
+ * revoked: 401) and the site by id (missing or in another workspace: 404); and the rest of the
+ * service's work: the key's scopes and sites (403), its 1,000-a-minute limit with RateLimit-*
+ * headers (429), the config's secrets masked (the service's own maskSiteSecrets; the service
+ * opens them first, once per cached row), version and times, the envelope and X-Request-Id.
  */
 import Database from "better-sqlite3";
-import crypto from "node:crypto";
 import { hashKey } from "../core/keys/api-key-service.ts";
+import { maskSiteSecrets } from "../core/sites/site-secrets.ts";
+import { FixedWindow, requestId } from "./floor-limits.ts";
 import { closeServer, listenFloor, type Answer, type Work } from "./floors.ts";
 import { startBenchService } from "./service.ts";
 import { runSide, type RunningSide } from "./sides.ts";
@@ -31,6 +33,22 @@ export interface SitesFixture {
 
 export interface SitesFloorConfig {
   dbFile: string;
+}
+
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  revoked_at: number | null;
+  scopes: string;
+  site_ids: string | null;
+}
+
+interface SiteRow {
+  workspace_id: string;
+  config: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The per-key limit is 1,000 a minute: 400 keys leave room for 6,600 req/s. */
@@ -71,31 +89,49 @@ async function startService({ dataDir }: SitesServiceConfig): Promise<RunningSid
 
 function sitesWork({ dbFile }: SitesFloorConfig): { work: Work; close(): void } {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  const keyByHash = db.prepare<[string], { workspace_id: string; revoked_at: number | null }>(
-    "select workspace_id, revoked_at from api_keys where key_hash = ?",
+  const keyByHash = db.prepare<[string], KeyRow>(
+    "select id, workspace_id, revoked_at, scopes, site_ids from api_keys where key_hash = ?",
   );
-  const siteById = db.prepare<[string], { workspace_id: string; config: string; version: number }>(
-    "select workspace_id, config, version from sites where site_id = ?",
+  const siteById = db.prepare<[string], SiteRow>(
+    "select workspace_id, config, version, created_at, updated_at from sites where site_id = ?",
   );
-  const meta = () => ({ request_id: crypto.randomUUID(), ts: new Date().toISOString() });
-  const refuse = (status: number, message: string): Answer => ({
+  // The service's per-key limit (core/http/api-key-auth.ts).
+  const perKey = new FixedWindow(1000, 60);
+  const meta = (id: string) => ({ request_id: id, ts: new Date().toISOString() });
+  const refuse = (id: string, status: number, message: string): Answer => ({
     status,
-    body: { success: false, error: { message }, meta: meta() },
+    headers: { "X-Request-Id": id },
+    body: { success: false, error: { message }, meta: meta(id) },
   });
   const work: Work = async (params, headers) => {
+    const id = requestId();
     const value = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
     const key = value === undefined ? undefined : keyByHash.get(hashKey(value));
-    if (key === undefined || key.revoked_at !== null) return refuse(401, "invalid API key");
-    const site = siteById.get(params.id ?? "");
+    if (key === undefined || key.revoked_at !== null) return refuse(id, 401, "invalid API key");
+    const limits = perKey.consume(key.id);
+    if (limits === undefined) return refuse(id, 429, "rate limited");
+    const siteId = params.id ?? "";
+    const scopes = JSON.parse(key.scopes) as string[];
+    const siteIds = key.site_ids === null ? undefined : (JSON.parse(key.site_ids) as string[]);
+    if (!scopes.includes("sites:read")) return refuse(id, 403, "missing scope sites:read");
+    if (siteIds !== undefined && !siteIds.includes(siteId)) return refuse(id, 403, "not this site");
+    const site = siteById.get(siteId);
     if (site === undefined || site.workspace_id !== key.workspace_id) {
-      return refuse(404, "site not found");
+      return refuse(id, 404, "site not found");
     }
+    const config = maskSiteSecrets(JSON.parse(site.config) as { adapter?: unknown });
     return {
       status: 200,
+      headers: { ...limits, "X-Request-Id": id },
       body: {
         success: true,
-        data: JSON.parse(site.config) as unknown,
-        meta: { ...meta(), version: site.version },
+        data: {
+          ...config,
+          version: site.version,
+          created_at: new Date(site.created_at).toISOString(),
+          updated_at: new Date(site.updated_at).toISOString(),
+        },
+        meta: { ...meta(id), version: site.version },
       },
     };
   };

@@ -28,6 +28,7 @@ export class SiteCodec {
   readonly hash: ContentHasher;
   /** Opened configs of the rows the cache holds; a row that leaves the cache takes its entry. */
   readonly #decoded = new WeakMap<SiteRow, SiteConfig>();
+  readonly #views = new WeakMap<SiteRow, SiteView>();
 
   constructor(private readonly ring: KeyRing) {
     this.hash = contentHasher(ring);
@@ -74,13 +75,23 @@ export class SiteCodec {
     return site;
   }
 
+  /**
+   * What the API shows of a row: secrets masked, with its version and times. Made once per row
+   * object (a cached row is read on every GET; a row changes only as a new object). Callers
+   * send it as it is and must not change it.
+   */
   view(row: SiteRow): SiteView {
-    return {
-      ...maskSiteSecrets(this.decode(row)),
-      version: row.version,
-      created_at: new Date(row.created_at).toISOString(),
-      updated_at: new Date(row.updated_at).toISOString(),
-    };
+    let view = this.#views.get(row);
+    if (view === undefined) {
+      view = {
+        ...maskSiteSecrets(this.decode(row)),
+        version: row.version,
+        created_at: new Date(row.created_at).toISOString(),
+        updated_at: new Date(row.updated_at).toISOString(),
+      };
+      this.#views.set(row, view);
+    }
+    return view;
   }
 }
 

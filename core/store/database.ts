@@ -36,7 +36,8 @@ export function openDatabase(database: Settings["database"]): Database {
           // better-sqlite3 is synchronous: one connection serializes writes, as SQLite does anyway.
           min: 1,
           max: 1,
-          afterCreate: (conn: { pragma(sql: string): unknown }, done: (err?: Error) => void) => {
+          afterCreate: (conn: BetterSqliteConnection, done: (err?: Error) => void) => {
+            reusePreparedStatements(conn);
             conn.pragma("foreign_keys = ON");
             if (filename !== ":memory:") conn.pragma("journal_mode = WAL");
             conn.pragma("busy_timeout = 5000");
@@ -72,4 +73,37 @@ export async function migrate(db: Database): Promise<string[]> {
 /** Checks that the store answers; used by the health endpoint. */
 export async function ping(db: Database): Promise<void> {
   await db.knex.raw("select 1");
+}
+
+/** The part of a better-sqlite3 connection the setup uses. */
+interface BetterSqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+/** Statements kept prepared per connection; the SQL knex builds has few distinct shapes. */
+const PREPARED_STATEMENTS_KEPT = 256;
+
+/**
+ * knex prepares every query it runs on better-sqlite3 anew (`connection.prepare(sql)` per call),
+ * which showed as the largest cost of a request that reads one row. A statement can be run again
+ * with other bindings, so the connection keeps the most recent ones by their SQL text (knex binds
+ * every value, so the text is the query's shape) and hands back the prepared one. SQLite
+ * re-prepares a statement itself when the schema changed under it.
+ */
+function reusePreparedStatements(conn: BetterSqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const kept = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = kept.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (kept.size >= PREPARED_STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+    } else {
+      // Most recently used last, so the oldest is the first key.
+      kept.delete(sql);
+    }
+    kept.set(sql, statement);
+    return statement;
+  };
 }
