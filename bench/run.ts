@@ -1,5 +1,9 @@
 /**
- * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`), or all of them.
+ * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`), or all
+ * of them. `events` (events.ts) is of another kind: the service alone, on SQLite and then on
+ * PostgreSQL, measuring signed event ingestion and checking that no acknowledged event is lost;
+ * it reads its own settings too (BENCH_EVENTS_*) and makes its own report. What follows is the
+ * three-sided kind.
  *
  * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
  * server and a minimal Express 5 app doing the same work through one shared work function (so
@@ -17,6 +21,7 @@
  */
 import os from "node:os";
 import { installCleanup, makeTempDir, removeTempDir } from "./cleanup.ts";
+import { benchEvents } from "./events.ts";
 import { prepareQuery } from "./query.ts";
 import { failures, markdown, summarize } from "./report.ts";
 import { runRounds, type BenchSettings, type Prepared } from "./rounds.ts";
@@ -28,6 +33,12 @@ const benchmarks: Record<string, (settings: BenchSettings, dir: string) => Promi
   query: prepareQuery,
   /** Authenticated GET /v1/sites/:id. */
   sites: prepareSites,
+};
+
+/** Benchmarks that run and report themselves; true when the run is a result. */
+const standalone: Record<string, (settings: BenchSettings, json: boolean) => Promise<boolean>> = {
+  /** Signed POST /v1/:siteId/analytics/event on SQLite and PostgreSQL, zero loss checked. */
+  events: benchEvents,
 };
 
 /** Exits 2 with `message`: a usage error, before anything started. */
@@ -44,6 +55,7 @@ function setting(name: string, fallback: number): number {
 }
 
 async function bench(name: string, settings: BenchSettings, json: boolean): Promise<boolean> {
+  if (Object.hasOwn(standalone, name)) return standalone[name]!(settings, json);
   const dir = makeTempDir();
   const before = os.loadavg()[0] as number;
   const prepared = await benchmarks[name]!(settings, dir);
@@ -69,11 +81,10 @@ async function main() {
   const args = process.argv.slice(2);
   const json = args.includes("--json");
   const names = args.filter((arg) => arg !== "--json");
-  const unknown = names.filter((name) => !Object.hasOwn(benchmarks, name));
+  const known = [...Object.keys(benchmarks), ...Object.keys(standalone)];
+  const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    usage(
-      `unknown benchmark ${unknown.join(", ")}; choose from ${Object.keys(benchmarks).join(", ")}`,
-    );
+    usage(`unknown benchmark ${unknown.join(", ")}; choose from ${known.join(", ")}`);
   }
   if (!hasWrk()) usage("wrk is not installed; the benchmarks need it: apt-get install wrk");
   const settings: BenchSettings = {
@@ -85,7 +96,7 @@ async function main() {
   };
   installCleanup();
   let ok = true;
-  for (const name of names.length > 0 ? names : Object.keys(benchmarks)) {
+  for (const name of names.length > 0 ? names : known) {
     ok = (await bench(name, settings, json)) && ok;
   }
   process.exitCode = ok ? 0 : 1;

@@ -1,13 +1,17 @@
 /**
  * The service side of every benchmark: the whole service as `sitevoice serve` runs it, started
- * through `startService`, on embedded SQLite in `dataDir`, logging nothing, allowed to reach the
- * benchmark's backend on 127.0.0.1, and without the repository's example site files.
+ * through `startService`, on embedded SQLite in `dataDir` (or the database `env.DATABASE_URL`
+ * names, and whatever else `env` sets), logging nothing, allowed to reach the benchmark's backend
+ * on 127.0.0.1, and without the repository's example site files.
  */
 import crypto from "node:crypto";
 import { startService, type RunningService } from "../core/http/service.ts";
 import { loadSettings } from "../core/settings.ts";
 
-export function startBenchService(dataDir: string): Promise<RunningService> {
+export function startBenchService(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
   return startService(
     loadSettings({
       PORT: "0",
@@ -17,6 +21,7 @@ export function startBenchService(dataDir: string): Promise<RunningService> {
       SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
       SITEVOICE_SITES_DIR: "",
       SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
+      ...env,
     }),
   );
 }
