@@ -109,6 +109,17 @@ function bundleForeignRefs(schema, file, documents) {
           ? { ...ref, $ref: `${targetFile}${ref.$ref}` }
           : ref,
       );
+      if (pointer === "") {
+        // A whole other schema (the usage event batch's items) becomes a local definition named
+        // as that schema's own root type, rather than one named after its $id.
+        const name = pascalCase(document.title);
+        const definition = omit(rewrite(rebased), "$schema", "$id", "title", "$defs");
+        if (name in defs && JSON.stringify(defs[name]) !== JSON.stringify(definition)) {
+          throw new Error(`${file}: $defs/${name} clashes with the schema ${targetFile}`);
+        }
+        defs[name] = definition;
+        return { ...omit(inner, "$ref"), $ref: `#/$defs/${name}` };
+      }
       return { ...rewrite(rebased), ...omit(inner, "$ref") };
     });
   const bundled = rewrite(schema);

@@ -5,13 +5,17 @@
 import type { Response } from "express";
 import type { RateLimiter, RateLimitState } from "../limits/rate-limiter.ts";
 
-/** Counts one request for `key` against `limiter` and sets the RateLimit-* headers on `res`. */
+/**
+ * Counts `points` (one request, by default; a batch counts each of its items) for `key` against
+ * `limiter` and sets the RateLimit-* headers on `res`.
+ */
 export async function consumeLimit(
   limiter: RateLimiter,
   key: string,
   res: Response,
+  points = 1,
 ): Promise<void> {
-  const state = await limiter.consume(key);
+  const state = await limiter.consume(key, points);
   if (!res.headersSent) {
     for (const [name, value] of Object.entries(rateLimitHeaders(state))) res.setHeader(name, value);
   }

@@ -32,19 +32,21 @@ export interface RateLimitState {
 
 export interface RateLimiter {
   /**
-   * Counts one request for `key` and tells what is left; throws 429 rate_limited, whose details
-   * carry `retry_after_seconds`, `limit` and `window_seconds`, when over the limit.
+   * Counts `points` (one request, by default) for `key` and tells what is left; throws 429
+   * rate_limited, whose details carry `retry_after_seconds`, `limit` and `window_seconds`, when
+   * over the limit. A refused count of several points takes none of them (a batch larger than what
+   * is left leaves what is left to a smaller one).
    */
-  consume(key: string): Promise<RateLimitState>;
+  consume(key: string, points?: number): Promise<RateLimitState>;
 }
 
 export type RateLimiterFactory = (spec: LimitSpec) => RateLimiter;
 
 function wrap(limiter: RateLimiterAbstract, spec: LimitSpec): RateLimiter {
   return {
-    async consume(key) {
+    async consume(key, points = 1) {
       try {
-        const result = await limiter.consume(key);
+        const result = await limiter.consume(key, points);
         return {
           limit: spec.points,
           remaining: Math.max(0, result.remainingPoints),
@@ -52,6 +54,9 @@ function wrap(limiter: RateLimiterAbstract, spec: LimitSpec): RateLimiter {
         };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // The counter took the points all the same: give them back. A refused single point
+        // leaves nothing to give back (the window was spent already), so it skips the call.
+        if (points > 1) await limiter.reward(key, points).catch(() => undefined);
         throw errors.rateLimited(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), {
           limit: spec.points,
           window_seconds: spec.durationSeconds,

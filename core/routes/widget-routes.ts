@@ -20,6 +20,7 @@ import { validateBody } from "../validation/schema-validator.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import type { TokenRequest } from "../types/generated/token-create.ts";
 import type { Transcript } from "../types/generated/transcript-create.ts";
+import type { UsageEventBatch } from "../types/generated/usage-event-batch.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { answerPreflight, requireOrigin } from "../http/site-origin.ts";
 import type { SessionService } from "../widget/session-service.ts";
@@ -159,6 +160,22 @@ export function widgetRoutes(
   router.post("/v1/:siteId/analytics/event", rawBody, async (req, res) => {
     const target = await siteOf(req);
     const { session, body, raw } = await signed(req, res, target);
+    if (isBatch(body)) {
+      // Each event counts one point; a batch is checked whole first, since its size is its cost
+      // (a refused one costs one point, as a refused single event does).
+      let batch: UsageEventBatch;
+      try {
+        batch = validateBody<UsageEventBatch>("usage-event-batch", body);
+      } catch (error) {
+        await consumeLimit(limit.events, target.site.site_id, res);
+        throw error;
+      }
+      await consumeLimit(limit.events, target.site.site_id, res, batch.events.length);
+      // A failed write fails the request (503); a retry of the same bytes stores each event once.
+      const stored = await parts.usage.recordEvents(session, batch.events, raw);
+      sendData(req, res, { ids: stored.map((e) => e.id) }, { status: 202 });
+      return;
+    }
     await consumeLimit(limit.events, target.site.site_id, res);
     const event = validateBody<UsageEventWrite>("usage-event-write", body);
     const stored = await parts.usage.recordEvent(session, event, raw);
@@ -212,6 +229,11 @@ function parseJson(req: Request, raw: Buffer): unknown {
   } catch {
     throw errors.invalidRequest("The body is not valid JSON", { field: "body" });
   }
+}
+
+/** Whether a usage event body is the batch form: an object with `events`, whatever else it has. */
+function isBatch(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && "events" in body;
 }
 
 /** The token body (no body at all is an empty one), checked by its schema. */

@@ -15,6 +15,7 @@ import sitePatchSchema from "../../schemas/site-patch.schema.json" with { type: 
 import siteSchema from "../../schemas/site.schema.json" with { type: "json" };
 import searchParamsSchema from "../../schemas/search-params.schema.json" with { type: "json" };
 import usageEventWriteSchema from "../../schemas/usage-event-write.schema.json" with { type: "json" };
+import usageEventBatchSchema from "../../schemas/usage-event-batch.schema.json" with { type: "json" };
 import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
@@ -26,6 +27,7 @@ const schemas = {
   "api-key-create": apiKeyCreateSchema,
   "search-params": searchParamsSchema,
   "usage-event-write": usageEventWriteSchema,
+  "usage-event-batch": usageEventBatchSchema,
   "lead-create": leadCreateSchema,
   "transcript-create": transcriptCreateSchema,
   "token-create": tokenCreateSchema,

@@ -32,3 +32,20 @@ export function eventKey(sessionId: string, body: Buffer, clientId: string | und
     ? `b:${replayKey(sessionId, "event", body)}`
     : `c:${sha256(`${sessionId}\n`, clientId)}`;
 }
+
+/**
+ * The key of the event at `index` of a signed batch (`{events: [...]}`): its client id's, exactly
+ * as eventKey (so an event counts once whether it came alone or in a batch), else the batch body's
+ * hash with the index. The same batch sent again gives each event its key again; another batch, or
+ * a single event with the same bytes, gives other keys.
+ */
+export function batchEventKey(
+  sessionId: string,
+  body: Buffer,
+  index: number,
+  clientId: string | undefined,
+): string {
+  return clientId === undefined
+    ? `b:${sha256(`event-batch\n${sessionId}\n${index}\n`, body)}`
+    : eventKey(sessionId, body, clientId);
+}

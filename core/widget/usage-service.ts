@@ -7,7 +7,7 @@
 import type { EventBus, UsageEvent } from "../events/event-bus.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
-import { eventKey } from "./replay-key.ts";
+import { batchEventKey, eventKey } from "./replay-key.ts";
 import type { SessionService } from "./session-service.ts";
 
 export class UsageService {
@@ -20,10 +20,40 @@ export class UsageService {
   }
 
   /** POST /analytics/event, its body checked and its signature verified. */
-  async recordEvent(
+  recordEvent(session: SessionRow, body: UsageEventWrite, signedBody: Buffer): Promise<UsageEvent> {
+    return this.record(session, body, (clientId) => eventKey(session.id, signedBody, clientId));
+  }
+
+  /**
+   * POST /analytics/event in its batch form (`{events: [...]}`), checked and verified: each event
+   * recorded as recordEvent would record it alone, under its own key (batchEventKey), answered in
+   * the order given. Every write is started before any is awaited, so they join the event bus's
+   * batches together instead of waiting for one flush each.
+   *
+   * A write that fails fails the whole call (the caller answers 503), though others of the batch
+   * may be stored by then. Each event's key depends only on the signed bytes and its place in them
+   * (or its client id), so a retry of the same bytes stores only what is missing and answers the
+   * ids already stored: each event of the batch is stored once.
+   */
+  recordEvents(
+    session: SessionRow,
+    events: readonly UsageEventWrite[],
+    signedBody: Buffer,
+  ): Promise<UsageEvent[]> {
+    return Promise.all(
+      events.map((event, index) =>
+        this.record(session, event, (clientId) =>
+          batchEventKey(session.id, signedBody, index, clientId),
+        ),
+      ),
+    );
+  }
+
+  /** One usage event; `keyOf` gives its replay key from its client id (if it has one). */
+  private async record(
     session: SessionRow,
     body: UsageEventWrite,
-    signedBody: Buffer,
+    keyOf: (clientId: string | undefined) => string,
   ): Promise<UsageEvent> {
     const metadata: Record<string, unknown> = { ...body.metadata };
     const clientId =
@@ -45,7 +75,7 @@ export class UsageService {
           ...base,
           type: body.type,
           function_name: body.function_name,
-          client_event_id: eventKey(session.id, signedBody, clientId),
+          client_event_id: keyOf(clientId),
         });
     }
   }
