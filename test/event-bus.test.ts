@@ -38,13 +38,13 @@ for (const target of databaseTargets) {
       const bus = new EventBus(store, ring, { logger, batchSize: 50 });
       const seen: BusEvent[] = [];
       bus.subscribe((event) => seen.push(event));
-      // Each batch is one transaction: count them on this store, for this test only.
+      // Each batch is one write of the store: count them on this store, for this test only.
       let batches = 0;
-      const transaction = store.transaction;
-      store.transaction = function (this: Store, work) {
+      const storeUsage = store.events.storeUsage;
+      store.events.storeUsage = function (this: Store["events"], rows) {
         batches += 1;
-        return transaction.call(this, work);
-      } as Store["transaction"];
+        return storeUsage.call(this, rows);
+      };
       const writes = Array.from({ length: 300 }, (_, i) =>
         bus.recordUsage({
           site_id: "bus-site",
@@ -55,7 +55,7 @@ for (const target of databaseTargets) {
         }),
       );
       const events = await Promise.all(writes).finally(() => {
-        store.transaction = transaction;
+        store.events.storeUsage = storeUsage;
       });
       expect(batches).to.equal(300 / 50);
       // The second write of every client id has the first one's id.
@@ -65,6 +65,84 @@ for (const target of databaseTargets) {
       expect(await store.events.countUsage("bus-site")).to.equal(150);
       expect(seen.filter((e) => e.kind === "usage")).to.have.length(150);
       await bus.close();
+    });
+
+    it("writes a batch mixing new and repeated client ids once each, a repeat (in the batch or an earlier one) answering the first write's event", async () => {
+      const bus = new EventBus(store, ring, { logger, flushMs: 60_000 });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      let n = 0;
+      const write = (clientId?: string) =>
+        bus.recordUsage({
+          site_id: "mix-site",
+          type: "function_call",
+          function_name: "search_database",
+          metadata: { n: n++ },
+          ...(clientId === undefined ? {} : { client_event_id: clientId }),
+        });
+      const earlier = [write("m-a"), write()];
+      await bus.flush();
+      const [a, anonymous] = await Promise.all(earlier);
+      const later = [write("m-b"), write("m-a"), write("m-b"), write(), write("m-c")];
+      await bus.flush();
+      const [b, aAgain, bAgain, anonymousToo, c] = await Promise.all(later);
+      await bus.close();
+      expect(aAgain).to.deep.equal(a);
+      expect(bAgain).to.deep.equal(b);
+      const firsts = [a!, anonymous!, b!, anonymousToo!, c!];
+      expect(new Set(firsts.map((e) => e.id)).size).to.equal(5);
+      const stored = await store.events.listUsage("mix-site");
+      expect(stored.map((row) => row.id)).to.have.members(firsts.map((e) => e.id));
+      expect(stored).to.have.length(5);
+      // Each stored event is announced once; a repeat is not announced again.
+      expect(seen.map((e) => e.kind === "usage" && e.event.id)).to.have.members(
+        firsts.map((e) => e.id),
+      );
+      expect(seen).to.have.length(5);
+    });
+
+    it("rejects every write of a batch whose insert fails, and stores none of it", async () => {
+      const bus = new EventBus(store, ring, { logger, flushMs: 60_000 });
+      const seen: BusEvent[] = [];
+      bus.subscribe((event) => seen.push(event));
+      const writes = [
+        bus.recordUsage({ site_id: "fail-site", type: "db_query", client_event_id: "f-1" }),
+        // No site: refused by the column's NOT NULL on every database.
+        bus.recordUsage({ site_id: null as unknown as string, type: "db_query" }),
+        bus.recordUsage({ site_id: "fail-site", type: "db_query" }),
+      ];
+      await bus.flush();
+      const results = await Promise.allSettled(writes);
+      await bus.close();
+      expect(results.map((r) => r.status)).to.deep.equal(["rejected", "rejected", "rejected"]);
+      for (const result of results) {
+        expect((result as PromiseRejectedResult).reason).to.include({
+          code: "service_unavailable",
+        });
+      }
+      expect(await store.events.countUsage("fail-site")).to.equal(0);
+      expect(seen).to.deep.equal([]);
+    });
+
+    it("refuses to write a usage batch inside a transaction (on SQLite it would wait for itself)", async () => {
+      const row = {
+        id: "evt_in_transaction",
+        site_id: "tx-site",
+        session_id: null,
+        type: "db_query",
+        function_name: null,
+        duration_seconds: null,
+        cost_cents: null,
+        metadata: null,
+        client_event_id: null,
+        created_at: 1,
+      };
+      let refused: unknown;
+      await store
+        .transaction((tx) => tx.events.storeUsage([row]))
+        .catch((e: unknown) => (refused = e));
+      expect(String(refused)).to.include("outside a transaction");
+      expect(await store.events.countUsage("tx-site")).to.equal(0);
     });
 
     it("stores a usage event whole or refuses it, never with a value cut to fit its column", async () => {

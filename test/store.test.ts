@@ -72,6 +72,20 @@ for (const target of databaseTargets) {
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });
+
+      if (target.client === "sqlite") {
+        // Acknowledged writes survive the process crashing; README, "Store" says what is promised.
+        it("keeps a SQLite file in WAL with synchronous NORMAL from the start", async () => {
+          const pragmas = async () => ({
+            journal: ((await store!.db.knex.raw("pragma journal_mode")) as object[])[0],
+            synchronous: ((await store!.db.knex.raw("pragma synchronous")) as object[])[0],
+          });
+          const expected = { journal: { journal_mode: "wal" }, synchronous: { synchronous: 1 } };
+          expect(await pragmas()).to.deep.equal(expected);
+          await migrate(store!.db);
+          expect(await pragmas()).to.deep.equal(expected);
+        });
+      }
     });
 
     describe("a migrated store", () => {

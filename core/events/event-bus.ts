@@ -220,45 +220,22 @@ export class EventBus {
 
   private async write(usage: Pending<UsageEventRow, UsageEvent>[]): Promise<void> {
     if (usage.length === 0) return;
-    let stored: Map<string, UsageEventRow>;
+    let stored: UsageEventRow[];
     try {
-      stored = await this.store.transaction(async (tx) => {
-        await tx.events.insertUsage(usage.map((p) => p.row));
-        return this.storedByClientId(tx, usage);
-      });
+      stored = await this.store.events.storeUsage(usage.map((p) => p.row));
     } catch (error) {
       this.options.logger.error({ err: error, events: usage.length }, "event write failed");
       const failure = errors.serviceUnavailable("Events could not be stored; retry", error);
       for (const pending of usage) pending.reject(failure);
       return;
     }
-    for (const pending of usage) {
-      const key = clientKey(pending.row);
-      const row = key === undefined ? pending.row : (stored.get(key) ?? pending.row);
+    usage.forEach((pending, i) => {
+      const row = stored[i] as UsageEventRow;
       const event = usageEvent(row);
       pending.resolve(event);
       // A retry answers with the first write's id and is not announced again.
       if (row.id === pending.row.id) this.announce({ kind: "usage", event });
-    }
-  }
-
-  /** The stored row of each client id in the batch (the first write's, for a retry). */
-  private async storedByClientId(
-    tx: Store,
-    usage: Pending<UsageEventRow, UsageEvent>[],
-  ): Promise<Map<string, UsageEventRow>> {
-    const bySite = new Map<string, string[]>();
-    for (const { row } of usage) {
-      if (row.client_event_id === null) continue;
-      bySite.set(row.site_id, [...(bySite.get(row.site_id) ?? []), row.client_event_id]);
-    }
-    const stored = new Map<string, UsageEventRow>();
-    for (const [siteId, ids] of bySite) {
-      for (const row of await tx.events.usageByClientIds(siteId, ids)) {
-        stored.set(clientKey(row) as string, row);
-      }
-    }
-    return stored;
+    });
   }
 
   private announce(event: BusEvent) {
@@ -273,9 +250,6 @@ export class EventBus {
 }
 
 const shuttingDown = () => errors.serviceUnavailable("The service is shutting down; retry");
-
-const clientKey = (row: UsageEventRow) =>
-  row.client_event_id === null ? undefined : `${row.site_id}\u0000${row.client_event_id}`;
 
 export function usageEvent(row: UsageEventRow): UsageEvent {
   return {

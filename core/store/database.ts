@@ -39,7 +39,17 @@ export function openDatabase(database: Settings["database"]): Database {
           afterCreate: (conn: BetterSqliteConnection, done: (err?: Error) => void) => {
             reusePreparedStatements(conn);
             conn.pragma("foreign_keys = ON");
-            if (filename !== ":memory:") conn.pragma("journal_mode = WAL");
+            if (filename !== ":memory:") {
+              conn.pragma("journal_mode = WAL");
+              // A commit is in the WAL before it is acknowledged: it survives the process
+              // crashing or being killed, not a power loss or an OS crash (which can lose the
+              // last commits, never the database's consistency). FULL would also survive those,
+              // at an fsync per commit that blocks the event loop (better-sqlite3 is
+              // synchronous). better-sqlite3's build already defaults a WAL database to NORMAL
+              // (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1), but only once the file is in WAL mode, so a
+              // new file began with FULL: set here, it is the same from the first write on.
+              conn.pragma("synchronous = NORMAL");
+            }
             conn.pragma("busy_timeout = 5000");
             done();
           },

@@ -1,3 +1,10 @@
+/**
+ * Usage events (what the widget reports, written in batches by the event bus) and service events
+ * (written in the transaction of the change that causes them). A usage batch on the embedded
+ * SQLite runs prepared better-sqlite3 statements in one synchronous transaction; on PostgreSQL
+ * and MySQL it is one multi-row INSERT, and a read-back query only where a client id was taken.
+ */
+import type BetterSqlite3 from "better-sqlite3";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
@@ -33,20 +40,48 @@ export class EventsRepo {
   ) {}
 
   /**
-   * Inserts usage events in one statement; a row whose (site_id, client_event_id) is already
-   * stored is skipped (usageByClientIds then finds the first one, to answer a retry with its id).
+   * Stores a batch of usage events, skipping a row whose (site_id, client_event_id) is already
+   * stored (earlier in the batch too), and resolves with the stored row of each, in order: the row
+   * itself, or for a repeated client id the first write's. The rows go in one statement (on SQLite
+   * one synchronous transaction), so a failed write stores none of them. Never called inside a
+   * transaction: on SQLite it takes the one connection itself.
    */
-  async insertUsage(rows: UsageEventRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  async storeUsage(rows: readonly UsageEventRow[]): Promise<UsageEventRow[]> {
+    if (rows.length === 0) return [];
+    if (this.knex.isTransaction) throw new Error("storeUsage runs outside a transaction");
+    if (this.client === "sqlite") return storeUsageOnSqlite(this.knex, rows);
+    // One INSERT of every row: atomic on its own, so no BEGIN and COMMIT round trips.
     const key = ["site_id", "client_event_id"];
-    await insertSkippingDuplicate(this.knex, "usage_events", rows, key, this.client);
-  }
-
-  async usageByClientIds(siteId: string, clientIds: string[]): Promise<UsageEventRow[]> {
-    if (clientIds.length === 0) return [];
-    return this.knex<UsageEventRow>("usage_events")
-      .where({ site_id: siteId })
-      .whereIn("client_event_id", clientIds);
+    const insert = insertSkippingDuplicate(this.knex, "usage_events", rows, key, this.client);
+    let unsure: Set<UsageEventRow>;
+    if (this.client === "postgres") {
+      // RETURNING names the rows inserted; only the skipped ones need reading back.
+      const inserted = new Set(
+        ((await insert.returning("id")) as { id: string }[]).map((row) => row.id),
+      );
+      unsure = new Set(rows.filter((row) => !inserted.has(row.id)));
+    } else {
+      // MySQL has no RETURNING: every row with a client id is read back.
+      await insert;
+      unsure = new Set(rows.filter((row) => row.client_event_id !== null));
+    }
+    if (unsure.size === 0) return [...rows];
+    // One query for the batch. The rows it looks for have committed (the INSERT waited for any
+    // conflicting one), so it needs no transaction with the INSERT; should it fail, the batch is
+    // stored but refused, and a retry with the same client id is answered with the stored row.
+    const stored = new Map<string, UsageEventRow>();
+    const found = await this.knex<UsageEventRow>("usage_events").whereIn(
+      ["site_id", "client_event_id"],
+      [...unsure].map((row) => [row.site_id, row.client_event_id as string]),
+    );
+    for (const row of found) stored.set(clientKey(row), row);
+    return rows.map((row) => {
+      if (!unsure.has(row)) return row;
+      const first = stored.get(clientKey(row));
+      if (first === undefined)
+        throw new Error(`usage event ${row.id} was neither stored nor found`);
+      return first;
+    });
   }
 
   async countUsage(siteId: string): Promise<number> {
@@ -83,5 +118,75 @@ export class EventsRepo {
       .where({ workspace_id: workspaceId })
       .orderBy([{ column: "created_at" }, { column: "id" }])
       .limit(limit);
+  }
+}
+
+const clientKey = (row: UsageEventRow) => `${row.site_id}\u0000${row.client_event_id}`;
+
+const COLUMNS = [
+  "id",
+  "site_id",
+  "session_id",
+  "type",
+  "function_name",
+  "duration_seconds",
+  "cost_cents",
+  "metadata",
+  "client_event_id",
+  "created_at",
+] as const satisfies readonly (keyof UsageEventRow)[];
+
+type WriteBatch = (rows: readonly UsageEventRow[]) => UsageEventRow[];
+
+/** The batch writer of each connection, its statements prepared once. */
+const writers = new WeakMap<BetterSqlite3.Database, WriteBatch>();
+
+function writerOf(conn: BetterSqlite3.Database): WriteBatch {
+  const known = writers.get(conn);
+  if (known !== undefined) return known;
+  // Skips only a taken (site_id, client_event_id), as insertSkippingDuplicate does; a NULL
+  // client id is never taken, and any other failure (a taken id) fails the batch.
+  const insert = conn.prepare<UsageEventRow>(
+    `insert into usage_events (${COLUMNS.join(", ")})` +
+      ` values (${COLUMNS.map((column) => `@${column}`).join(", ")})` +
+      " on conflict (site_id, client_event_id) do nothing",
+  );
+  const first = conn.prepare<[string, string], UsageEventRow>(
+    "select * from usage_events where site_id = ? and client_event_id = ?",
+  );
+  const write = conn.transaction((rows: readonly UsageEventRow[]) =>
+    rows.map((row) => {
+      if (insert.run(row).changes === 1) return row;
+      // Skipped, so its client id is taken (perhaps earlier in this batch): answer that row.
+      const stored = first.get(row.site_id, row.client_event_id as string);
+      if (stored === undefined)
+        throw new Error(`usage event ${row.id} was neither stored nor found`);
+      return stored;
+    }),
+  );
+  writers.set(conn, write);
+  return write;
+}
+
+/**
+ * `storeUsage` on SQLite: `rows` in one transaction, whole or not at all.
+ *
+ * The connection is knex's own, taken from its pool, not a second handle on the file: the SQLite
+ * pool has exactly one connection, and a knex transaction holds it from BEGIN to COMMIT, so
+ * taking it waits for any transaction in flight, and nothing else runs on it until it is given
+ * back. The better-sqlite3 transaction is synchronous, so it cannot interleave with anything on
+ * this process. A second handle would instead contend for SQLite's write lock with knex's
+ * connection in the same process: its busy wait would block the event loop, and so the very
+ * transaction it waits for. It could not share a `:memory:` database either.
+ */
+async function storeUsageOnSqlite(
+  knex: Knex,
+  rows: readonly UsageEventRow[],
+): Promise<UsageEventRow[]> {
+  const conn = (await knex.client.acquireConnection()) as BetterSqlite3.Database;
+  try {
+    return writerOf(conn)(rows);
+  } finally {
+    await knex.client.releaseConnection(conn);
   }
 }
