@@ -23,11 +23,13 @@ interface LayerLike {
   handle: { stack?: LayerLike[] };
 }
 
-/** Every path the app routes, mounted routers included. */
+/** Every path the app routes, mounted routers included (under their mount path). */
 function routedPaths(stack: readonly LayerLike[]): string[] {
   return stack.flatMap((layer) => {
     if (layer.route !== undefined) return [layer.route.path].flat().map(String);
-    return Array.isArray(layer.handle.stack) ? routedPaths(layer.handle.stack) : [];
+    if (!Array.isArray(layer.handle.stack)) return [];
+    const mount = typeof layer.rawPath === "string" && layer.rawPath !== "/" ? layer.rawPath : "";
+    return routedPaths(layer.handle.stack).map((path) => `${mount}${path === "/" ? "" : path}`);
   });
 }
 
