@@ -35,6 +35,8 @@ export interface Window {
 export interface Sample extends Window {
   /** Whether `gc()` ran: false unless the side was forked with `--expose-gc`. */
   gc: boolean;
+  /** How long the two collections took (the side answers nothing meanwhile). */
+  gcMs: number;
   memory: NodeJS.MemoryUsage;
 }
 
@@ -130,8 +132,8 @@ export async function startSide<Fixture>(
     async sample() {
       const sampled = reply(child, name, "sampled");
       send({ type: "sample" });
-      const { gc, memory, cpuMs, answered } = await sampled;
-      return { gc, memory, cpuMs, answered };
+      const { gc, gcMs, memory, cpuMs, answered } = await sampled;
+      return { gc, gcMs, memory, cpuMs, answered };
     },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -202,12 +204,14 @@ export function runSide<Config>(
       case "sample": {
         // Twice: what the first collection freed by finalizers and weak references goes too.
         const gc = (globalThis as { gc?: () => void }).gc;
+        const from = performance.now();
         gc?.();
         gc?.();
+        const gcMs = performance.now() - from;
         const memory = process.memoryUsage();
         const cpu = process.cpuUsage(cpuFrom);
         const cpuMs = (cpu.user + cpu.system) / 1000;
-        send({ type: "sampled", gc: gc !== undefined, memory, cpuMs, answered });
+        send({ type: "sampled", gc: gc !== undefined, gcMs, memory, cpuMs, answered });
         break;
       }
     }
