@@ -21,7 +21,7 @@ import {
 } from "./query-work.ts";
 import type { BenchSettings, Prepared } from "./rounds.ts";
 import { startSide, type Side } from "./sides.ts";
-import type { WrkRequest } from "./wrk.ts";
+import type { WrkLoad, WrkRequest } from "./wrk.ts";
 
 /** The widget's searches, as the voice agent would send them. */
 const QUERIES = [
@@ -88,7 +88,26 @@ async function startBackend(answers: [string, string][]) {
 const sign = (secret: string, body: string) =>
   crypto.createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("hex");
 
-export async function prepareQuery(settings: BenchSettings, dir: string): Promise<Prepared> {
+/** The service side, its backend and its load: what the soak reuses (soak.ts) without floors. */
+export interface QueryService {
+  service: Side<BenchSite[]>;
+  backendUrl: string;
+  load: WrkLoad;
+  /** The needle of each request's right answer, by index into `load.requests`. */
+  expected: string[];
+  /** Closes the service side and the backend. */
+  close(): Promise<void>;
+}
+
+/**
+ * Records the backend's answers, starts the backend and the service side (with `execArgv` added
+ * to its Node options), and signs every request in advance.
+ */
+export async function prepareQueryService(
+  settings: Pick<BenchSettings, "siteCount">,
+  dir: string,
+  execArgv: string[] = [],
+): Promise<QueryService> {
   // What the backend answers each query: recorded once from the test suite's DRF stand-in.
   const paths = QUERIES.map((q) => `/api${backendPath({ products: COLLECTION }, q)}`);
   const drf = await startDrfServer();
@@ -109,18 +128,7 @@ export async function prepareQuery(settings: BenchSettings, dir: string): Promis
     collection: COLLECTION,
     siteCount: settings.siteCount,
   };
-  const service = await startSide<BenchSite[]>(SIDE_ENTRY, "service", serviceConfig);
-  const sites = service.fixture;
-  const floor = (name: "bare" | "express") => {
-    const config: QueryFloorConfig = {
-      backendUrl,
-      collection: COLLECTION,
-      sites,
-      eventsFile: path.join(dir, `${name}-events.db`),
-    };
-    return startSide(SIDE_ENTRY, name, config);
-  };
-  const [bare, express] = await Promise.all([floor("bare"), floor("express")]);
+  const service = await startSide<BenchSite[]>(SIDE_ENTRY, "service", serviceConfig, execArgv);
 
   // Every request, signed in advance; request n is site n mod sites, query (n div sites) mod
   // queries. The per-site query limits (30 a second, 300 a minute) would cap the service at 30
@@ -130,9 +138,10 @@ export async function prepareQuery(settings: BenchSettings, dir: string): Promis
   // 100 sites (30,000 queries a minute) hold up to about 1,500 req/s; past that its 429s show
   // as errors and BENCH_SITES must grow.
   const requests: WrkRequest[] = [];
-  for (const query of QUERIES) {
+  const expected: string[] = [];
+  for (const [q, query] of QUERIES.entries()) {
     const body = JSON.stringify(query);
-    for (const site of sites) {
+    for (const site of service.fixture) {
       requests.push({
         method: "POST",
         path: `/v1/${site.siteId}/query`,
@@ -144,19 +153,43 @@ export async function prepareQuery(settings: BenchSettings, dir: string): Promis
         },
         body,
       });
+      expected.push(needles[q] as string);
     }
   }
 
-  const sides: Side[] = [bare, express, service];
+  return {
+    service,
+    backendUrl,
+    load: { requests, needles },
+    expected,
+    close: async () => {
+      await service.close();
+      await backend.stop();
+    },
+  };
+}
+
+export async function prepareQuery(settings: BenchSettings, dir: string): Promise<Prepared> {
+  const prepared = await prepareQueryService(settings, dir);
+  const { service, backendUrl } = prepared;
+  const floor = (name: "bare" | "express") => {
+    const config: QueryFloorConfig = {
+      backendUrl,
+      collection: COLLECTION,
+      sites: service.fixture,
+      eventsFile: path.join(dir, `${name}-events.db`),
+    };
+    return startSide(SIDE_ENTRY, name, config);
+  };
+  const [bare, express] = await Promise.all([floor("bare"), floor("express")]);
   return {
     sides: { bare, express, service },
-    load: { requests, needles },
+    load: prepared.load,
     about:
       `${settings.siteCount} sites × ${QUERIES.length} signed bodies, each site with one ` +
       `session; the backend replays the DRF stand-in's answers from its own process`,
     close: async () => {
-      await Promise.all(sides.map((side) => side.close()));
-      await backend.stop();
+      await Promise.all([bare.close(), express.close(), prepared.close()]);
     },
   };
 }

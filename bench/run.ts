@@ -79,6 +79,7 @@ async function bench(name: string, settings: BenchSettings, json: boolean): Prom
 
 async function main() {
   const args = process.argv.slice(2);
+  if (args.includes("soak")) return (await import("./soak.ts")).runSoak(args);
   const json = args.includes("--json");
   const names = args.filter((arg) => arg !== "--json");
   const known = [...Object.keys(benchmarks), ...Object.keys(standalone)];

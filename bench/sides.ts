@@ -5,11 +5,14 @@
  *   harness → side: {type: "config", config}   side → harness: {type: "ready", port, fixture}
  *   harness → side: {type: "start"}            side → harness: {type: "started"}
  *   harness → side: {type: "stop"}             side → harness: {type: "stopped", cpuMs, answered}
+ *   harness → side: {type: "sample"}           side → harness: {type: "sampled", gc, memory, …}
  *
  * Between start and stop the side counts the responses it finished and measures its own CPU time
  * (`process.cpuUsage`, user + system), so CPU per request covers the side's process alone, not
- * wrk's nor the backend's. A side exits once the harness disconnects (or dies), after closing
- * its server; a failed setup is reported as {type: "failed", message} and exits 1.
+ * wrk's nor the backend's. A sample (for the soak, soak.ts) runs `gc()` twice when the side was
+ * forked with `--expose-gc`, then reads `process.memoryUsage()` and the window's counts so far.
+ * A side exits once the harness disconnects (or dies), after closing its server; a failed setup
+ * is reported as {type: "failed", message} and exits 1.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import type http from "node:http";
@@ -28,11 +31,22 @@ export interface Window {
   answered: number;
 }
 
-type ToSide = { type: "config"; config: unknown } | { type: "start" } | { type: "stop" };
+/** The side's memory after full collections, and its window so far. */
+export interface Sample extends Window {
+  /** Whether `gc()` ran: false unless the side was forked with `--expose-gc`. */
+  gc: boolean;
+  /** How long the two collections took (the side answers nothing meanwhile). */
+  gcMs: number;
+  memory: NodeJS.MemoryUsage;
+}
+
+type ToSide =
+  { type: "config"; config: unknown } | { type: "start" } | { type: "stop" } | { type: "sample" };
 type FromSide =
   | { type: "ready"; port: number; fixture: unknown }
   | { type: "started" }
   | ({ type: "stopped" } & Window)
+  | ({ type: "sampled" } & Sample)
   | { type: "failed"; message: string };
 
 // ---- In the harness -------------------------------------------------------------------------
@@ -45,6 +59,7 @@ export interface Side<Fixture = unknown> {
   fixture: Fixture;
   start(): Promise<void>;
   stop(): Promise<Window>;
+  sample(): Promise<Sample>;
   /** Disconnects and waits for the side to close its server and exit. */
   close(): Promise<void>;
 }
@@ -79,15 +94,19 @@ function reply<T extends FromSide["type"]>(
   });
 }
 
-/** Forks the side `name` of the benchmark whose side entry is `entry`, and sets it up. */
+/**
+ * Forks the side `name` of the benchmark whose side entry is `entry`, with `execArgv` added to
+ * its Node options, and sets it up.
+ */
 export async function startSide<Fixture>(
   entry: URL,
   name: SideName,
   config: unknown,
+  execArgv: string[] = [],
 ): Promise<Side<Fixture>> {
   const child = track(
     fork(fileURLToPath(entry), [name], {
-      execArgv: ["--import", "tsx"],
+      execArgv: ["--import", "tsx", ...execArgv],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     }),
   );
@@ -109,6 +128,12 @@ export async function startSide<Fixture>(
       send({ type: "stop" });
       const { cpuMs, answered } = await stopped;
       return { cpuMs, answered };
+    },
+    async sample() {
+      const sampled = reply(child, name, "sampled");
+      send({ type: "sample" });
+      const { gc, gcMs, memory, cpuMs, answered } = await sampled;
+      return { gc, gcMs, memory, cpuMs, answered };
     },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -174,6 +199,19 @@ export function runSide<Config>(
       case "stop": {
         const cpu = process.cpuUsage(cpuFrom);
         send({ type: "stopped", cpuMs: (cpu.user + cpu.system) / 1000, answered });
+        break;
+      }
+      case "sample": {
+        // Twice: what the first collection freed by finalizers and weak references goes too.
+        const gc = (globalThis as { gc?: () => void }).gc;
+        const from = performance.now();
+        gc?.();
+        gc?.();
+        const gcMs = performance.now() - from;
+        const memory = process.memoryUsage();
+        const cpu = process.cpuUsage(cpuFrom);
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        send({ type: "sampled", gc: gc !== undefined, gcMs, memory, cpuMs, answered });
         break;
       }
     }
