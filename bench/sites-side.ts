@@ -3,17 +3,20 @@
  * `node --import tsx bench/sites-side.ts bare|express|service`.
  *
  * The service side makes a site and 400 read keys and hands them, with the path of its SQLite
- * file, to the harness. The floors open that file read-only (better-sqlite3; the service writes
- * it in WAL mode, so their reads never block it nor it them) and do, with two prepared
- * statements, the service's two store reads: the key by the hash of the bearer value (unknown or
- * revoked: 401) and the site by id (missing or in another workspace: 404); and the rest of the
+ * file, to the harness. The floors open that file with the service's own store code (knex over
+ * better-sqlite3; the file is in WAL mode, so their reads never block the service nor it them)
+ * and do the service's store reads: the key by the hash of the bearer value on every request
+ * (unknown or revoked: 401) and the site by id, held 5 s as the service's site cache holds it
+ * (missing or in another workspace: 404); and the rest of the
  * service's work: the key's scopes and sites (403), its 1,000-a-minute limit with RateLimit-*
  * headers (429), the config's secrets masked (the service's own maskSiteSecrets; the service
  * opens them first, once per cached row), version and times, the envelope and X-Request-Id.
  */
-import Database from "better-sqlite3";
 import { hashKey } from "../core/keys/api-key-service.ts";
 import { maskSiteSecrets } from "../core/sites/site-secrets.ts";
+import { openDatabase } from "../core/store/database.ts";
+import type { SiteRow } from "../core/store/repos/sites-repo.ts";
+import { Store } from "../core/store/store.ts";
 import { FixedWindow, requestId } from "./floor-limits.ts";
 import { closeServer, listenFloor, type Answer, type Work } from "./floors.ts";
 import { startBenchService } from "./service.ts";
@@ -33,22 +36,6 @@ export interface SitesFixture {
 
 export interface SitesFloorConfig {
   dbFile: string;
-}
-
-interface KeyRow {
-  id: string;
-  workspace_id: string;
-  revoked_at: number | null;
-  scopes: string;
-  site_ids: string | null;
-}
-
-interface SiteRow {
-  workspace_id: string;
-  config: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
 }
 
 /** The per-key limit is 1,000 a minute: 400 keys leave room for 6,600 req/s. */
@@ -88,14 +75,31 @@ async function startService({ dataDir }: SitesServiceConfig): Promise<RunningSid
 }
 
 function sitesWork({ dbFile }: SitesFloorConfig): { work: Work; close(): void } {
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  const keyByHash = db.prepare<[string], KeyRow>(
-    "select id, workspace_id, revoked_at, scopes, site_ids from api_keys where key_hash = ?",
+  // The service's own store code on its file: the same knex queries the service runs.
+  const store = new Store(
+    openDatabase({ client: "sqlite", url: `sqlite:${dbFile}`, filename: dbFile }),
   );
-  const siteById = db.prepare<[string], SiteRow>(
-    "select workspace_id, config, version, created_at, updated_at from sites where site_id = ?",
-  );
-  // The service's per-key limit (core/http/api-key-auth.ts).
+  // As the service's site cache holds a row for 5 s (core/sites/site-cache.ts), and its codec
+  // the row's masked view with it.
+  const sites = new Map<string, { row: SiteRow | undefined; view?: unknown; until: number }>();
+  const siteById = async (siteId: string) => {
+    const now = Date.now();
+    let held = sites.get(siteId);
+    if (held === undefined || now >= held.until) {
+      held = { row: await store.sites.get(siteId), until: now + 5_000 };
+      sites.set(siteId, held);
+    }
+    return held;
+  };
+  const viewOf = (held: { row: SiteRow | undefined; view?: unknown }, site: SiteRow) => {
+    held.view ??= {
+      ...maskSiteSecrets(JSON.parse(site.config) as { adapter?: unknown }),
+      version: site.version,
+      created_at: new Date(site.created_at).toISOString(),
+      updated_at: new Date(site.updated_at).toISOString(),
+    };
+    return held.view;
+  };
   const perKey = new FixedWindow(1000, 60);
   const meta = (id: string) => ({ request_id: id, ts: new Date().toISOString() });
   const refuse = (id: string, status: number, message: string): Answer => ({
@@ -106,7 +110,7 @@ function sitesWork({ dbFile }: SitesFloorConfig): { work: Work; close(): void } 
   const work: Work = async (params, headers) => {
     const id = requestId();
     const value = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
-    const key = value === undefined ? undefined : keyByHash.get(hashKey(value));
+    const key = value === undefined ? undefined : await store.apiKeys.findByHash(hashKey(value));
     if (key === undefined || key.revoked_at !== null) return refuse(id, 401, "invalid API key");
     const limits = perKey.consume(key.id);
     if (limits === undefined) return refuse(id, 429, "rate limited");
@@ -115,27 +119,22 @@ function sitesWork({ dbFile }: SitesFloorConfig): { work: Work; close(): void } 
     const siteIds = key.site_ids === null ? undefined : (JSON.parse(key.site_ids) as string[]);
     if (!scopes.includes("sites:read")) return refuse(id, 403, "missing scope sites:read");
     if (siteIds !== undefined && !siteIds.includes(siteId)) return refuse(id, 403, "not this site");
-    const site = siteById.get(siteId);
+    const held = await siteById(siteId);
+    const site = held.row;
     if (site === undefined || site.workspace_id !== key.workspace_id) {
       return refuse(id, 404, "site not found");
     }
-    const config = maskSiteSecrets(JSON.parse(site.config) as { adapter?: unknown });
     return {
       status: 200,
       headers: { ...limits, "X-Request-Id": id },
       body: {
         success: true,
-        data: {
-          ...config,
-          version: site.version,
-          created_at: new Date(site.created_at).toISOString(),
-          updated_at: new Date(site.updated_at).toISOString(),
-        },
+        data: viewOf(held, site),
         meta: { ...meta(id), version: site.version },
       },
     };
   };
-  return { work, close: () => db.close() };
+  return { work, close: () => void store.close() };
 }
 
 runSide<SitesServiceConfig | SitesFloorConfig>(async (name, config) => {
