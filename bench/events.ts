@@ -16,8 +16,9 @@
  * error, or a request table that ran out: not a result, exit 1.
  *
  * Settings: BENCH_SECONDS (10) measured, BENCH_WARMUP_SECONDS (3), BENCH_CONCURRENCY (32);
- * BENCH_EVENTS_PER_REQUEST (1; 2–100 send the batch form `{"events":[…]}`); BENCH_EVENTS_RATE
- * (12,000): events per second the pre-made requests cover (past them the run is an error: raise
+ * BENCH_EVENTS_PER_REQUEST (20, as a widget batching a conversation's events sends them; 1 sends
+ * the single-event form, 2–100 the batch form `{"events":[…]}`); BENCH_EVENTS_RATE (24,000):
+ * events per second the pre-made requests cover (past them the run is an error: raise
  * it); BENCH_EVENTS_DATABASES (sqlite,postgres).
  */
 import fs from "node:fs";
@@ -92,8 +93,8 @@ function readOptions(): EventsOptions {
     }
   }
   return {
-    eventsPerRequest: int("BENCH_EVENTS_PER_REQUEST", 1, 100),
-    rate: int("BENCH_EVENTS_RATE", 12_000, 1_000_000),
+    eventsPerRequest: int("BENCH_EVENTS_PER_REQUEST", 20, 100),
+    rate: int("BENCH_EVENTS_RATE", 24_000, 1_000_000),
     databases: databases as DatabaseName[],
   };
 }
