@@ -20,6 +20,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import type { EventsSite } from "./events-side.ts";
+import { lua } from "./wrk.ts";
 
 /** The usage event type every request sends, and the rows counted afterwards. */
 export const EVENT_TYPE = "function_call";
@@ -89,18 +90,6 @@ export function writeRequests(file: string, plan: EventsPlan, from: number, coun
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** `text` as a Lua string literal (paths: printable ASCII as is, anything else as `\ddd`). */
-function lua(text: string): string {
-  let out = '"';
-  for (const byte of Buffer.from(text, "utf8")) {
-    const char = String.fromCharCode(byte);
-    if (char === '"' || char === "\\") out += `\\${char}`;
-    else if (byte >= 0x20 && byte < 0x7f) out += char;
-    else out += `\\${String(byte).padStart(3, "0")}`;
-  }
-  return `${out}"`;
 }
 
 /**

@@ -52,7 +52,7 @@ export function hasWrk(): boolean {
 }
 
 /** `text` as a Lua string literal: printable ASCII as is, every other byte as `\ddd`. */
-function lua(text: string): string {
+export function lua(text: string): string {
   let out = '"';
   for (const byte of Buffer.from(text, "utf8")) {
     const char = String.fromCharCode(byte);
