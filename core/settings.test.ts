@@ -179,7 +179,51 @@ describe("settings", () => {
     expect(loadSettings({ OPENAI_API_KEY: "  " }).openai.apiKey).to.equal(undefined);
   });
 
+  it("reads the mail settings: no SMTP (the log mailer), a default sender, no owner", () => {
+    expect(loadSettings({}).mail).to.deep.equal({
+      smtpUrl: undefined,
+      from: "Sitevoice <no-reply@localhost>",
+    });
+    expect(loadSettings({}).ownerEmail).to.equal(undefined);
+    const set = loadSettings({
+      SMTP_URL: "smtps://mailer:p%40ss@mail.example.com:465",
+      MAIL_FROM: '"Acme, Inc." <hello@acme.example>',
+      SITEVOICE_OWNER_EMAIL: " owner+sv@acme.example ",
+    });
+    expect(set.mail).to.deep.equal({
+      smtpUrl: "smtps://mailer:p%40ss@mail.example.com:465",
+      from: '"Acme, Inc." <hello@acme.example>',
+    });
+    expect(set.ownerEmail).to.equal("owner+sv@acme.example");
+    expect(loadSettings({ SMTP_URL: "smtp://localhost" }).mail.smtpUrl).to.equal(
+      "smtp://localhost",
+    );
+    expect(loadSettings({ MAIL_FROM: "ops@acme.example" }).mail.from).to.equal("ops@acme.example");
+  });
+
+  it("refuses a bad SMTP_URL without repeating it, since it may hold a password", () => {
+    for (const raw of [
+      "http://u:hunter2@mail.example.com",
+      "u:hunter2@mail.example.com",
+      "smtp://u:hunter2@",
+      "smtp://u:hunter2@mail.example.com:99999",
+      "smtp://u:hunter2@mail.example.com/inbox",
+      "smtps://u:hunter2@mail.example.com?pool=true",
+    ]) {
+      expect(() => loadSettings({ SMTP_URL: raw }))
+        .to.throw(SettingsError, /^invalid setting SMTP_URL: /)
+        .and.satisfy((error: Error) => !error.message.includes("hunter2"));
+    }
+  });
+
   it("refuses each bad value naming the variable", () => {
+    refused({ MAIL_FROM: "no-reply" }, "MAIL_FROM");
+    refused({ MAIL_FROM: "Sitevoice <no-reply>" }, "MAIL_FROM");
+    refused({ MAIL_FROM: "Sitevoice <a@b.example> <c@d.example>" }, "MAIL_FROM");
+    refused({ MAIL_FROM: "Sitevoice\r\nBcc: x@y.example <a@b.example>" }, "MAIL_FROM");
+    refused({ SITEVOICE_OWNER_EMAIL: "owner" }, "SITEVOICE_OWNER_EMAIL");
+    refused({ SITEVOICE_OWNER_EMAIL: "Owner <owner@acme.example>" }, "SITEVOICE_OWNER_EMAIL");
+    refused({ SITEVOICE_OWNER_EMAIL: "a b@acme.example" }, "SITEVOICE_OWNER_EMAIL");
     refused({ PORT: "65536" }, "PORT");
     refused({ PORT: "8787x" }, "PORT");
     refused({ DATABASE_URL: "oracle://x" }, "DATABASE_URL");

@@ -3,6 +3,7 @@
  * start-up with one line that names the variable.
  */
 import path from "node:path";
+import { checkMailAddress, checkMailFrom, checkSmtpUrl } from "./mail/mail-settings.ts";
 import {
   parseOutboundAllowEntry,
   parseOutboundAllowList,
@@ -88,6 +89,17 @@ export interface Settings {
    * each with its connections, 1,000).
    */
   caches: { sites: number; sessions: number; adapters: number };
+  /**
+   * Outgoing mail (magic links, the owner's notices). `smtpUrl` is SMTP_URL (`smtp://` or
+   * `smtps://`, credentials in it; never logged); unset = mails are written to the log with a
+   * warning. `from` is MAIL_FROM, an address or `Name <address>`.
+   */
+  mail: { smtpUrl?: string; from: string };
+  /**
+   * SITEVOICE_OWNER_EMAIL: the default workspace's contact email, "the owner" mails go to until
+   * accounts exist; set on it at every start when given.
+   */
+  ownerEmail?: string;
 }
 
 export class SettingsError extends Error {
@@ -99,6 +111,9 @@ export class SettingsError extends Error {
     this.name = "SettingsError";
   }
 }
+
+/** MAIL_FROM when unset: fine for the log mailer; a real relay wants an address of your domain. */
+export const DEFAULT_MAIL_FROM = "Sitevoice <no-reply@localhost>";
 
 const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const PLANS: Plan[] = ["free", "starter", "pro", "business", "enterprise"];
@@ -176,6 +191,15 @@ function parseUrl(variable: string, raw: string, protocols: string[]): string {
     // reported below
   }
   throw new SettingsError(variable, `must be a ${protocols.join(" or ")}// URL (got "${raw}")`);
+}
+
+/** One mail setting through its check (core/mail/mail-settings.ts), its reason under its name. */
+function mailSetting(variable: string, raw: string, check: (raw: string) => string): string {
+  try {
+    return check(raw);
+  } catch (error) {
+    throw new SettingsError(variable, (error as Error).message);
+  }
 }
 
 function parsePluginConfig(raw: string): Record<string, unknown> {
@@ -257,6 +281,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
   );
   // Unset: ./sites; set but empty: no start-up load.
   const sitesDir = env.SITEVOICE_SITES_DIR === undefined ? "sites" : value("SITEVOICE_SITES_DIR");
+  const smtpUrl = value("SMTP_URL");
+  const ownerEmail = value("SITEVOICE_OWNER_EMAIL");
   const settings: Settings = {
     port,
     host: value("HOST") ?? "0.0.0.0",
@@ -308,6 +334,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       sessions: parseCount("SITEVOICE_CACHE_SESSIONS", value("SITEVOICE_CACHE_SESSIONS"), 10_000),
       adapters: parseCount("SITEVOICE_CACHE_ADAPTERS", value("SITEVOICE_CACHE_ADAPTERS"), 1_000),
     },
+    mail: {
+      smtpUrl: smtpUrl === undefined ? undefined : mailSetting("SMTP_URL", smtpUrl, checkSmtpUrl),
+      from: mailSetting("MAIL_FROM", value("MAIL_FROM") ?? DEFAULT_MAIL_FROM, checkMailFrom),
+    },
+    ownerEmail:
+      ownerEmail === undefined
+        ? undefined
+        : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
   };
   return Object.freeze(settings);
 }
