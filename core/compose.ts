@@ -13,6 +13,7 @@ import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limit
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
+import { mailerOf, type Mailer } from "./mail/mailer.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
 import { OutboundPolicy } from "./security/outbound-policy.ts";
 import { keyRing, type KeyRing } from "./security/secret-box.ts";
@@ -161,7 +162,12 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
-  /** Stores every pending event, then closes plugins, the site cache, Redis and the store. */
+  /** Outgoing mail: SMTP_URL's server, or the log without it. */
+  mailer: Mailer;
+  /**
+   * Stores every pending event, then closes the mailer (after the mails under way), the site
+   * cache, plugins, Redis and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -188,6 +194,10 @@ export async function composeParts(
     const { channel, ttlMs } = await siteChangeChannel(settings, { redis, logger });
     const cache = new SiteCache(channel, { ttlMs, maxEntries: settings.caches.sites });
     closers.push(() => cache.close());
+    // The operator's own relay, not a customer's destination: no outbound policy (mailer.ts).
+    // Closed after the event bus, so what its last events mail still goes out.
+    const mailer = mailerOf(settings, logger);
+    closers.push(() => mailer.close());
     const events = new EventBus(store, ring, { logger });
     // Every acknowledged event is stored before anything below it closes.
     closers.push(() => events.close());
@@ -220,6 +230,7 @@ export async function composeParts(
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      mailer,
       close: closeAll,
     };
     return parts;
