@@ -1,10 +1,12 @@
 /**
  * First start of the embedded default: a default workspace and one API key with every scope in
- * test mode, printed once. Later starts find the workspace and print nothing.
+ * test mode, printed once. Later starts find the workspace and print nothing. Every start sets the
+ * default workspace's contact email from SITEVOICE_OWNER_EMAIL when that is given (a changed
+ * setting replaces the stored address; an unset one leaves it).
  */
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { scopes } from "./auth/principal.ts";
-import type { Plan } from "./settings.ts";
+import type { Settings } from "./settings.ts";
 import { isUniqueViolation } from "./store/store-errors.ts";
 import type { Store } from "./store/store.ts";
 
@@ -19,11 +21,17 @@ export interface Bootstrap {
 export async function bootstrap(
   store: Store,
   keys: ApiKeyService,
-  plan: Plan,
+  settings: Pick<Settings, "defaultPlan" | "ownerEmail">,
   now = Date.now,
 ): Promise<Bootstrap> {
+  const { defaultPlan: plan, ownerEmail } = settings;
   const existing = await store.workspaces.first();
-  if (existing !== undefined) return { workspaceId: existing.id };
+  if (existing !== undefined) {
+    if (ownerEmail !== undefined && existing.contact_email !== ownerEmail) {
+      await store.workspaces.setContactEmail(existing.id, ownerEmail);
+    }
+    return { workspaceId: existing.id };
+  }
   // A fixed id: when several instances start at once on one database, one insert wins and the
   // others find its workspace.
   const workspaceId = DEFAULT_WORKSPACE_ID;
@@ -33,9 +41,14 @@ export async function bootstrap(
       name: "Default workspace",
       plan,
       created_at: now(),
+      contact_email: ownerEmail ?? null,
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return { workspaceId };
+    // Another instance created it first.
+    if (isUniqueViolation(error)) {
+      if (ownerEmail !== undefined) await store.workspaces.setContactEmail(workspaceId, ownerEmail);
+      return { workspaceId };
+    }
     throw error;
   }
   const key = await keys.create(workspaceId, {

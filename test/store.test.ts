@@ -69,6 +69,7 @@ for (const target of databaseTargets) {
           "002-sites",
           "003-widget",
           "004-hardening",
+          "005-workspace-contact",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });
@@ -115,6 +116,7 @@ for (const target of databaseTargets) {
           name: "B",
           plan: "pro",
           created_at: 2,
+          contact_email: null,
         });
         expect((await store.workspaces.first())?.id).to.equal("ws_a");
         expect(await store.workspaces.get("ws_zzz")).to.equal(undefined);

@@ -12,7 +12,7 @@ export async function workspaceFor(parts: StoreParts, named: string | undefined)
       throw new Error(`unknown workspace ${named}`);
     return named;
   }
-  const boot = await bootstrap(parts.store, parts.keys, parts.settings.defaultPlan);
+  const boot = await bootstrap(parts.store, parts.keys, parts.settings);
   if (boot.firstKey !== undefined) {
     console.log(
       `Created the default workspace. Its first API key, shown once:\n\n  ${boot.firstKey}\n`,

@@ -61,7 +61,7 @@ export async function startService(
 ): Promise<RunningService> {
   const parts = await composeParts(settings, logger);
   try {
-    const boot = await bootstrap(parts.store, parts.keys, settings.defaultPlan);
+    const boot = await bootstrap(parts.store, parts.keys, settings);
     if (settings.sitesDir !== undefined) {
       await loadSiteFolder(settings.sitesDir, {
         sites: parts.sites,

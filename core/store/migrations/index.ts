@@ -7,6 +7,7 @@ import * as m001 from "./001-accounts.ts";
 import * as m002 from "./002-sites.ts";
 import * as m003 from "./003-widget.ts";
 import * as m004 from "./004-hardening.ts";
+import * as m005 from "./005-workspace-contact.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "002-sites": m002,
   "003-widget": m003,
   "004-hardening": m004,
+  "005-workspace-contact": m005,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -6,6 +6,8 @@ export interface WorkspaceRow {
   name: string;
   plan: Plan;
   created_at: number;
+  /** Where the workspace's notices go; null or absent when none is known. */
+  contact_email?: string | null;
 }
 
 export class WorkspacesRepo {
@@ -24,6 +26,19 @@ export class WorkspacesRepo {
     return this.knex<WorkspaceRow>("workspaces")
       .orderBy([{ column: "created_at" }, { column: "id" }])
       .first();
+  }
+
+  async setContactEmail(id: string, email: string | null): Promise<void> {
+    await this.knex("workspaces").where({ id }).update({ contact_email: email });
+  }
+
+  /**
+   * The address mails for the workspace's owner go to (a webhook endpoint disabled): until
+   * accounts exist, the workspace's contact email. Undefined when it has none (or no workspace).
+   */
+  async ownerEmail(id: string): Promise<string | undefined> {
+    const row = await this.knex<WorkspaceRow>("workspaces").where({ id }).first("contact_email");
+    return row?.contact_email ?? undefined;
   }
 
   /**
