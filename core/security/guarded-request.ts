@@ -20,7 +20,9 @@ import {
   becomesGet,
   checkUrl,
   DEFAULT_MAX_REDIRECTS,
+  dropBodyHeaders,
   isRedirect,
+  outgoingHeaders,
   parseUrl,
   portOf,
   redirectTarget,
@@ -101,7 +103,7 @@ export function guardedRequest(
   return async (target, init = {}) => {
     let url = checkUrl(typeof target === "string" ? parseUrl(target) : target);
     const maxBytes = init.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const headers = outgoingHeaders(init.headers);
+    const headers = outgoingHeaders(lowerCased(init.headers));
     let method = init.method ?? "GET";
     let body = init.body;
     const originalHost = url.hostname;
@@ -126,9 +128,7 @@ export function guardedRequest(
         if (becomesGet(answer.statusCode, method)) {
           method = "GET";
           body = undefined;
-          for (const name of Object.keys(headers)) {
-            if (name.startsWith("content-")) delete headers[name];
-          }
+          dropBodyHeaders(headers);
         }
         url = next;
         continue;
@@ -145,15 +145,10 @@ export function guardedRequest(
   };
 }
 
-/** The caller's headers in lower case, without Host, with this service's defaults. */
-function outgoingHeaders(given: Record<string, string> = {}): Record<string, string> {
+/** The caller's headers with lower-case names, in a record of the request's own. */
+function lowerCased(given: Record<string, string> = {}): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) headers[name.toLowerCase()] = value;
-  // The host connected to is the URL's, checked; a Host header must not say otherwise.
-  delete headers["host"];
-  headers["accept"] ??= "*/*";
-  headers["user-agent"] ??= "sitevoice";
-  headers["accept-encoding"] ??= "gzip, deflate, br";
   return headers;
 }
 

@@ -29,7 +29,9 @@ import {
   becomesGet,
   checkUrl,
   DEFAULT_MAX_REDIRECTS,
+  dropBodyHeaders,
   isRedirect,
+  outgoingHeaders,
   parseUrl,
   portOf,
   redirectTarget,
@@ -90,12 +92,7 @@ export function guardedFetch(options: GuardedFetchOptions, dispatcher?: Agent): 
     const redirectMode = init?.redirect ?? (input instanceof Request ? input.redirect : "follow");
     let method = request.method;
     let body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-    const headers = headerRecord(request.headers);
-    // The host connected to is the URL's, checked above; a Host header must not say otherwise.
-    delete headers["host"];
-    headers["accept"] ??= "*/*";
-    headers["user-agent"] ??= "sitevoice";
-    headers["accept-encoding"] ??= "gzip, deflate, br";
+    const headers = outgoingHeaders(headerRecord(request.headers));
     const originalHost = url.hostname;
 
     for (let redirects = 0; ; redirects++) {
@@ -114,9 +111,7 @@ export function guardedFetch(options: GuardedFetchOptions, dispatcher?: Agent): 
       if (becomesGet(response.status, method)) {
         method = "GET";
         body = undefined;
-        for (const name of Object.keys(headers)) {
-          if (name.startsWith("content-")) delete headers[name];
-        }
+        dropBodyHeaders(headers);
       }
       url = next;
     }

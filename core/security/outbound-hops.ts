@@ -68,6 +68,26 @@ export const becomesGet = (status: number, method: string): boolean =>
   (status === 303 && method !== "HEAD") ||
   ((status === 301 || status === 302) && method === "POST");
 
+/**
+ * The headers a hop sends, from the caller's (lower-case names): no Host (the host connected to
+ * is the URL's, checked; a Host header must not say otherwise), and this service's defaults for
+ * what the caller left out. Changes and returns `headers`.
+ */
+export function outgoingHeaders(headers: Record<string, string>): Record<string, string> {
+  delete headers["host"];
+  headers["accept"] ??= "*/*";
+  headers["user-agent"] ??= "sitevoice";
+  headers["accept-encoding"] ??= "gzip, deflate, br";
+  return headers;
+}
+
+/** A redirect that became a GET (becomesGet) sends no body, so none of its content-* headers. */
+export function dropBodyHeaders(headers: Record<string, string>): void {
+  for (const name of Object.keys(headers)) {
+    if (name.startsWith("content-")) delete headers[name];
+  }
+}
+
 /** Same host name only; https → http would put the same credentials on the wire in clear. */
 function checkRedirect(from: URL, to: URL, originalHost: string): void {
   if (to.hostname !== from.hostname) {

@@ -136,14 +136,11 @@ const COLUMNS = [
   "created_at",
 ] as const satisfies readonly (keyof UsageEventRow)[];
 
-type WriteBatch = (rows: readonly UsageEventRow[]) => UsageEventRow[];
-
-/** The batch writer of each connection, its statements prepared once. */
-const writers = new WeakMap<BetterSqlite3.Database, WriteBatch>();
-
-function writerOf(conn: BetterSqlite3.Database): WriteBatch {
-  const known = writers.get(conn);
-  if (known !== undefined) return known;
+/**
+ * Writes `rows` on `conn` in one synchronous transaction and answers the stored row of each. The
+ * connection keeps its prepared statements (database.ts), so these are prepared once.
+ */
+function writeBatch(conn: BetterSqlite3.Database, rows: readonly UsageEventRow[]): UsageEventRow[] {
   // Skips only a taken (site_id, client_event_id), as insertSkippingDuplicate does; a NULL
   // client id is never taken, and any other failure (a taken id) fails the batch.
   const insert = conn.prepare<UsageEventRow>(
@@ -154,7 +151,7 @@ function writerOf(conn: BetterSqlite3.Database): WriteBatch {
   const first = conn.prepare<[string, string], UsageEventRow>(
     "select * from usage_events where site_id = ? and client_event_id = ?",
   );
-  const write = conn.transaction((rows: readonly UsageEventRow[]) =>
+  const write = conn.transaction(() =>
     rows.map((row) => {
       if (insert.run(row).changes === 1) return row;
       // Skipped, so its client id is taken (perhaps earlier in this batch): answer that row.
@@ -164,8 +161,7 @@ function writerOf(conn: BetterSqlite3.Database): WriteBatch {
       return stored;
     }),
   );
-  writers.set(conn, write);
-  return write;
+  return write();
 }
 
 /**
@@ -185,7 +181,7 @@ async function storeUsageOnSqlite(
 ): Promise<UsageEventRow[]> {
   const conn = (await knex.client.acquireConnection()) as BetterSqlite3.Database;
   try {
-    return writerOf(conn)(rows);
+    return writeBatch(conn, rows);
   } finally {
     await knex.client.releaseConnection(conn);
   }
