@@ -9,6 +9,7 @@ import { EventsRepo } from "./repos/events-repo.ts";
 import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
+import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 
 export class Store {
@@ -18,6 +19,7 @@ export class Store {
   readonly sessions: SessionsRepo;
   readonly events: EventsRepo;
   readonly leads: LeadsRepo;
+  readonly webhookEndpoints: WebhookEndpointsRepo;
 
   constructor(
     readonly db: Database,
@@ -29,6 +31,7 @@ export class Store {
     this.sessions = new SessionsRepo(executor);
     this.events = new EventsRepo(executor, db.client);
     this.leads = new LeadsRepo(executor, db.client);
+    this.webhookEndpoints = new WebhookEndpointsRepo(executor);
   }
 
   get client() {

@@ -8,6 +8,7 @@ import * as m002 from "./002-sites.ts";
 import * as m003 from "./003-widget.ts";
 import * as m004 from "./004-hardening.ts";
 import * as m005 from "./005-workspace-contact.ts";
+import * as m007 from "./007-webhooks.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "003-widget": m003,
   "004-hardening": m004,
   "005-workspace-contact": m005,
+  "007-webhooks": m007,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
