@@ -28,6 +28,13 @@ import { SessionService } from "./widget/session-service.ts";
 import { TokenService } from "./widget/token-service.ts";
 import { TranscriptService } from "./widget/transcript-service.ts";
 import { UsageService } from "./widget/usage-service.ts";
+import { pluginNetwork } from "./host/plugin-network.ts";
+import { Delivery } from "./webhooks/delivery.ts";
+import { memoryDeliveryRate, redisDeliveryRate } from "./webhooks/delivery-rate.ts";
+import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { mailedNotice } from "./webhooks/endpoint-health.ts";
+import { enqueueDeliveries } from "./webhooks/outbox.ts";
 import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
@@ -164,6 +171,10 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   leads: LeadService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
   mailer: Mailer;
+  /** Sends the webhook outbox; started by the service where jobs run (`start`, `stop`). */
+  webhookDispatcher: WebhookDispatcher;
+  /** Test events, the delivery log and redelivery. */
+  webhookDeliveries: WebhookDeliveryService;
   /**
    * Stores every pending event, then closes the mailer (after the mails under way), the site
    * cache, plugins, Redis and the store.
@@ -198,10 +209,19 @@ export async function composeParts(
     // Closed after the event bus, so what its last events mail still goes out.
     const mailer = mailerOf(settings, logger);
     closers.push(() => mailer.close());
-    const events = new EventBus(store, ring, { logger });
+    // Each service event's webhook deliveries are written in the transaction that records it.
+    const events = new EventBus(store, ring, { logger, onRecorded: enqueueDeliveries });
     // Every acknowledged event is stored before anything below it closes.
     closers.push(() => events.close());
     connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
+    const webhooks = webhookDispatcher(settings, { store, ring, redis, mailer, logger });
+    closers.push(webhooks.close);
+    const dispatcher = webhooks.dispatcher;
+    // Stopped before the store closes: the sends under way are recorded first.
+    closers.push(() => dispatcher.stop());
+    events.subscribe((bused) => {
+      if (bused.kind === "service") dispatcher.wake();
+    });
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
@@ -231,6 +251,12 @@ export async function composeParts(
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
       mailer,
+      webhookDispatcher: dispatcher,
+      webhookDeliveries: new WebhookDeliveryService({
+        store,
+        events,
+        wake: () => dispatcher.wake(),
+      }),
       close: closeAll,
     };
     return parts;
@@ -238,4 +264,29 @@ export async function composeParts(
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * The webhook dispatcher: its own guarded connections (customers choose these URLs; `close` ends
+ * them), the rate limit shared through Redis when there is one, the owner told by mail when an
+ * endpoint is disabled.
+ */
+function webhookDispatcher(
+  settings: Readonly<Settings>,
+  parts: { store: Store; ring: KeyRing; redis: Redis | undefined; mailer: Mailer; logger: Logger },
+): { dispatcher: WebhookDispatcher; close: () => Promise<void> } {
+  const { store, ring, redis, mailer, logger } = parts;
+  const network = pluginNetwork(OutboundPolicy.fromSettings(settings));
+  const delivery = new Delivery({
+    store,
+    ring,
+    request: network.request,
+    rate: redis === undefined ? memoryDeliveryRate() : redisDeliveryRate(redis, logger),
+    notice: mailedNotice(store, mailer, logger),
+    logger,
+  });
+  return {
+    dispatcher: new WebhookDispatcher(store, delivery, logger),
+    close: async () => network.close?.(),
+  };
 }

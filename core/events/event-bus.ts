@@ -106,6 +106,11 @@ export interface EventBusOptions {
   flushMs?: number;
   /** A batch this full is written at once. */
   batchSize?: number;
+  /**
+   * Called in the transaction of each service event it records, after the event's row (the
+   * webhook outbox writes the event's deliveries there).
+   */
+  onRecorded?: (tx: Store, row: ServiceEventRow) => Promise<unknown>;
 }
 
 export class EventBus {
@@ -157,6 +162,7 @@ export class EventBus {
       work(tx, async (input) => {
         const { row, event } = this.serviceRow(input);
         await tx.events.insertService([row]);
+        await this.options.onRecorded?.(tx, row);
         recorded.push(event);
         return event;
       }),

@@ -83,10 +83,12 @@ export async function startService(
       sweepWidgetData(parts).catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    parts.webhookDispatcher.start();
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         clearInterval(sweeper);
+        await parts.webhookDispatcher.stop();
         await drain();
         await parts.close();
       })());

@@ -84,7 +84,7 @@ export class LeadService {
         type: "lead.captured",
         workspace_id: row.workspace_id,
         site_id: row.site_id,
-        data: { lead: leadView(row), update_token: updateToken },
+        data: { site_id: row.site_id, lead: leadView(row), update_token: updateToken },
       });
       return row.id;
     });

@@ -44,6 +44,11 @@ export interface OutboundRequestOptions {
    * reads none: the answer comes back at its head, with an empty body.
    */
   maxBytes?: number;
+  /**
+   * With `maxBytes`: an answer longer than the cap is cut there rather than refused (a cut
+   * encoded body comes back as received, not decoded). For keeping the start of an answer.
+   */
+  truncate?: boolean;
   /** `follow` (the default): same-host redirects; `manual`: the redirect is the answer. */
   redirect?: "follow" | "manual";
 }
@@ -137,7 +142,12 @@ export function guardedRequest(
         status: answer.statusCode,
         statusText: answer.statusText || http.STATUS_CODES[answer.statusCode] || "",
         headers: answer.headers,
-        body: await readBody(answer, url.host, hasNoBody(answer.statusCode, method) ? 0 : maxBytes),
+        body: await readBody(
+          answer,
+          url.host,
+          hasNoBody(answer.statusCode, method) ? 0 : maxBytes,
+          init.truncate === true,
+        ),
         url: url.href,
         redirected: redirects > 0,
       };
@@ -160,25 +170,39 @@ const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
 /**
- * The bytes of `stream`, or ResponseTooLargeError past `maxBytes` (the stream is destroyed, the
- * rest not read). Read with `data` events: an async iterator costs more per answer.
+ * The bytes of `stream`, or past `maxBytes` ResponseTooLargeError, or with `truncate` the first
+ * `maxBytes` (the stream is destroyed, the rest not read). Read with `data` events: an async
+ * iterator costs more per answer.
  */
-function readCapped(stream: Readable, host: string, maxBytes: number): Promise<Buffer> {
+function readCapped(
+  stream: Readable,
+  host: string,
+  maxBytes: number,
+  truncate: boolean,
+): Promise<{ body: Buffer; cut: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
     stream.on("data", (chunk: Buffer) => {
-      length += chunk.length;
-      if (length <= maxBytes) {
+      if (length + chunk.length <= maxBytes) {
+        length += chunk.length;
         chunks.push(chunk);
         return;
       }
       stream.destroy();
-      reject(new ResponseTooLargeError(host, maxBytes));
+      if (!truncate) {
+        reject(new ResponseTooLargeError(host, maxBytes));
+        return;
+      }
+      chunks.push(chunk.subarray(0, maxBytes - length));
+      resolve({ body: Buffer.concat(chunks, maxBytes), cut: true });
     });
     stream.once("error", reject);
     stream.once("end", () =>
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length)),
+      resolve({
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length),
+        cut: false,
+      }),
     );
   });
 }
@@ -188,12 +212,15 @@ async function readBody(
   answer: Dispatcher.ResponseData,
   host: string,
   maxBytes: number,
+  truncate: boolean,
 ): Promise<Buffer> {
   if (maxBytes === 0) {
     await answer.body.dump().catch(() => undefined);
     return Buffer.alloc(0);
   }
-  let body = await readCapped(answer.body, host, maxBytes);
+  const read = await readCapped(answer.body, host, maxBytes, truncate);
+  let body = read.body;
+  if (read.cut) return body;
   const encodings = (single(answer.headers["content-encoding"]) ?? "")
     .split(",")
     .map((e) => e.trim().toLowerCase())
@@ -205,6 +232,8 @@ async function readBody(
     try {
       body = await decode(body, { maxOutputLength: maxBytes });
     } catch (error) {
+      // Cut rather than refused: what was received, as received.
+      if (truncate) return read.body;
       if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
         throw new ResponseTooLargeError(host, maxBytes);
       }

@@ -9,6 +9,7 @@ import { EventsRepo } from "./repos/events-repo.ts";
 import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
+import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 
@@ -20,6 +21,7 @@ export class Store {
   readonly events: EventsRepo;
   readonly leads: LeadsRepo;
   readonly webhookEndpoints: WebhookEndpointsRepo;
+  readonly webhookDeliveries: WebhookDeliveriesRepo;
 
   constructor(
     readonly db: Database,
@@ -32,6 +34,7 @@ export class Store {
     this.events = new EventsRepo(executor, db.client);
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
+    this.webhookDeliveries = new WebhookDeliveriesRepo(executor);
   }
 
   get client() {

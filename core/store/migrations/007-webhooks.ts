@@ -49,7 +49,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string("event_id", 40).notNullable();
     t.string("event_type", 60).notNullable();
     t.string("site_key", 63).notNullable();
-    /** pending, delivered or failed (abandoned after 24 hours of failures). */
+    /** pending, delivered or abandoned (after 24 hours of failures). */
     t.string("status", 16).notNullable();
     t.integer("attempts").notNullable().defaultTo(0);
     t.bigInteger("created_at").notNullable();

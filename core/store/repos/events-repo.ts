@@ -103,6 +103,11 @@ export class EventsRepo {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
 
+  async serviceEvent(id: string): Promise<ServiceEventRow | undefined> {
+    const row = await this.knex<ServiceEventRow>("service_events").where({ id }).first();
+    return row === undefined ? undefined : { ...row, created_at: Number(row.created_at) };
+  }
+
   /** Service events of the given types (those with sealed fields, to re-seal them). */
   async serviceOfTypes(types: readonly string[]): Promise<ServiceEventRow[]> {
     if (types.length === 0) return [];
