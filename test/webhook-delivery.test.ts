@@ -175,14 +175,14 @@ describe("webhook delivery to a real receiver", function () {
     it("404 for another workspace's endpoint, and for an unknown delivery", async () => {
       const other = await service.workspace();
       const otherKey = await service.key(other, { scopes: ["webhooks:write"] });
-      for (const path of [
-        `/v1/webhooks/${endpoint.id}/deliveries`,
-        `/v1/webhooks/${endpoint.id}/test`,
-      ]) {
-        const res = await request(service.server)
-          [path.endsWith("test") ? "post" : "get"](path)
-          .set("Authorization", `Bearer ${otherKey}`)
-          .expect(404);
+      const paths = [
+        ["get", `/v1/webhooks/${endpoint.id}/deliveries`],
+        ["post", `/v1/webhooks/${endpoint.id}/test`],
+      ] as const;
+      for (const [method, path] of paths) {
+        const agent = request(service.server);
+        const call = method === "get" ? agent.get(path) : agent.post(path);
+        const res = await call.set("Authorization", `Bearer ${otherKey}`).expect(404);
         expect(res.body.error.code).to.equal("not_found");
       }
       const res = await call(
