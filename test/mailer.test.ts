@@ -4,65 +4,25 @@
  * password), the log mailer's warning (never the body), and which one the composition root picks.
  */
 import crypto from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { expect } from "chai";
 import pino from "pino";
-import { SMTPServer } from "smtp-server";
 import { composeParts, createLogger } from "../core/compose.ts";
 import { logMailer, MailError, smtpMailer, type Mailer } from "../core/mail/mailer.ts";
 import { loadSettings } from "../core/settings.ts";
+import { smtpServer } from "./helpers/smtp-server.ts";
 
 const USER = "mailer";
 const PASSWORD = "hunter2 p@ss:w/rd";
 const FROM = "Sitevoice <no-reply@sitevoice.test>";
 const silent = pino({ level: "silent" });
 
-interface Received {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** An SMTP server on a free port of 127.0.0.1 that takes USER/PASSWORD and keeps what it gets. */
-async function smtpServer(): Promise<{
-  port: number;
-  received: Received[];
-  close(): Promise<void>;
-}> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    logger: false,
-    disabledCommands: ["STARTTLS"], // plain text on loopback: no certificate to trust
-    allowInsecureAuth: true,
-    onAuth(auth, _session, callback) {
-      if (auth.username === USER && auth.password === PASSWORD) callback(null, { user: USER });
-      else callback(new Error("Invalid username or password"));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { port, received, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
 const smtpUrl = (port: number, password = PASSWORD) =>
   `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
-  const { port, close } = await smtpServer();
+  const { port, close } = await smtpServer({ user: USER, password: PASSWORD });
   await close();
   return port;
 }
@@ -97,7 +57,7 @@ describe("the mailer", () => {
   let mailer: Mailer | undefined;
 
   before(async () => {
-    server = await smtpServer();
+    server = await smtpServer({ user: USER, password: PASSWORD });
   });
   after(() => server.close());
   afterEach(async () => {
