@@ -8,7 +8,7 @@
  *
  * Written here because rate-limiter-flexible (used for the API's limits) counts fixed windows,
  * which let twice the limit through around a window's edge. The window is a little longer than a
- * second (1.1 s) so that the small delays between allowing a send and its arrival cannot crowd
+ * second (1.2 s) so that the small delays between allowing a send and its arrival cannot crowd
  * more than 100 arrivals into any second at the receiver.
  */
 import crypto from "node:crypto";
@@ -16,7 +16,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 
 export const DELIVERIES_PER_WINDOW = 100;
-export const DELIVERY_WINDOW_MS = 1_100;
+export const DELIVERY_WINDOW_MS = 1_200;
 
 export interface DeliveryRate {
   /** 0 when a send to `endpointId` may go now (and is counted); else how many ms to wait. */

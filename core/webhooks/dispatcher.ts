@@ -31,6 +31,8 @@ export interface DispatcherOptions {
 export class WebhookDispatcher {
   /** This instance's name on the leases it takes. */
   readonly owner = `inst_${crypto.randomBytes(8).toString("hex")}`;
+  /** Attempts this instance made since it started (for the health of the service, and tests). */
+  attempted = 0;
   private readonly active = new Map<string, Promise<number>>();
   private running = false;
   private stopping = false;
@@ -149,8 +151,18 @@ export class WebhookDispatcher {
       ) {
         break;
       }
-      const outcome = await this.delivery.deliver(current, this.owner, now + this.leaseMs);
-      if (outcome === "attempted") sent += 1;
+      const leased = current;
+      const outcome = await this.delivery
+        .deliver(leased, this.owner, now + this.leaseMs)
+        .catch(async (error: unknown) => {
+          // Given back at once rather than held until the lease runs out: it is tried again.
+          await this.store.webhookDeliveries.release(leased.id, this.owner).catch(() => undefined);
+          throw error;
+        });
+      if (outcome === "attempted") {
+        sent += 1;
+        this.attempted += 1;
+      }
       if (outcome === "stop" || this.stopping) break;
       current = await this.store.webhookDeliveries.nextInQueue(current, this.now());
     }
