@@ -96,6 +96,8 @@ describe("webhook delivery to a real receiver", function () {
   });
 
   it("delivers conversation.ended to an endpoint subscribed as session.ended", async () => {
+    const call = { type: "function_call", function_name: "search_database" };
+    expect((await signedPost(service, site, "/analytics/event", call)).status).to.equal(202);
     const before = receiver.received.length;
     const res = await signedPost(service, site, "/analytics/event", {
       type: "session_end",
@@ -105,6 +107,14 @@ describe("webhook delivery to a real receiver", function () {
     const payload = await verified(endpoint.secret, receiver.received[before]!);
     expect(payload.type).to.equal("conversation.ended");
     expect(payload.site_id).to.equal(site.siteId);
+    // SPEC.md's example fields of the session-ended event.
+    expect(payload.data).to.include({
+      session_id: site.session_id,
+      function_calls: 1,
+      db_queries: 0,
+      cost_cents: null,
+    });
+    expect((payload.data as { duration_seconds: number }).duration_seconds).to.be.a("number");
   });
 
   it("logs each delivery with its attempt, newest first", async () => {

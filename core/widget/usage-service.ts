@@ -106,8 +106,11 @@ export class UsageService {
     at = this.now(),
   ): Promise<UsageEvent> {
     const durationSeconds = Math.max(0, Math.round((at - session.created_at) / 10) / 100);
+    // The session's calls and queries acknowledged so far are counted, so they must be stored.
+    await this.parts.events.flush();
     await this.parts.events.transaction(async (tx, record) => {
       if (!(await tx.sessions.end(session.id, this.now(), reason))) return;
+      const counts = await tx.events.countSessionUsage(session.id);
       await record({
         type: "conversation.ended",
         workspace_id: session.workspace_id,
@@ -117,6 +120,10 @@ export class UsageService {
           site_id: session.site_id,
           user_fingerprint: session.user_fingerprint,
           duration_seconds: durationSeconds,
+          function_calls: counts.function_call ?? 0,
+          db_queries: counts.db_query ?? 0,
+          // Filled once the voice provider confirms the session's usage (not yet).
+          cost_cents: null,
           reason,
           started_at: new Date(session.created_at).toISOString(),
           ended_at: new Date(at).toISOString(),

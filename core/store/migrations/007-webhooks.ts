@@ -10,6 +10,10 @@ import type { Knex } from "knex";
  * deliveries of one endpoint and site go out in `created_at` order.
  */
 export async function up(knex: Knex): Promise<void> {
+  // conversation.ended counts its session's function calls and queries (SPEC.md's example).
+  await knex.schema.alterTable("usage_events", (t) => {
+    t.index(["session_id", "type"]);
+  });
   await knex.schema.createTable("webhook_endpoints", (t) => {
     t.string("id", 40).primary();
     t.string("workspace_id", 40)
@@ -87,4 +91,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable("webhook_attempts");
   await knex.schema.dropTable("webhook_deliveries");
   await knex.schema.dropTable("webhook_endpoints");
+  await knex.schema.alterTable("usage_events", (t) => {
+    t.dropIndex(["session_id", "type"]);
+  });
 }

@@ -84,6 +84,16 @@ export class EventsRepo {
     });
   }
 
+  /** How many usage events of each type a session has stored. */
+  async countSessionUsage(sessionId: string): Promise<Record<string, number>> {
+    const rows = await this.knex("usage_events")
+      .where({ session_id: sessionId })
+      .groupBy("type")
+      .select("type")
+      .count<{ type: string; n: number | string }[]>({ n: "*" });
+    return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
+  }
+
   async countUsage(siteId: string): Promise<number> {
     const row = await this.knex("usage_events")
       .where({ site_id: siteId })
