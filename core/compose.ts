@@ -28,6 +28,7 @@ import { SessionService } from "./widget/session-service.ts";
 import { TokenService } from "./widget/token-service.ts";
 import { TranscriptService } from "./widget/transcript-service.ts";
 import { UsageService } from "./widget/usage-service.ts";
+import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
 import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
@@ -162,6 +163,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
+  /** The workspace's webhook endpoints, as the API manages them. */
+  webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
   mailer: Mailer;
   /**
@@ -230,6 +233,12 @@ export async function composeParts(
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      webhooks: new WebhookEndpointService({
+        store,
+        ring,
+        outbound: OutboundPolicy.fromSettings(settings),
+        allowPrivateNetworks: settings.allowPrivateNetworks,
+      }),
       mailer,
       close: closeAll,
     };

@@ -10,6 +10,7 @@ import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
+import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
@@ -30,6 +31,7 @@ export function createApp(parts: AppParts): Express {
   app.use(healthRoutes(parts.store, parts.plugins));
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(leadsRoutes(parts, requireKey));
+  app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
   app.use(widgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 
