@@ -193,7 +193,7 @@ export class OutboundPolicy {
    * that does not resolve, or not within `timeoutMs`, passes: every connection is checked again
    * when it is made, and that check is the one that guards.
    */
-  async checkUrlDestination(url: URL, timeoutMs = 5_000): Promise<void> {
+  async checkUrlDestination(url: URL, timeoutMs = 2_000): Promise<void> {
     const port = url.port !== "" ? Number(url.port) : url.protocol === "http:" ? 80 : 443;
     if (net.isIP(bareHost(url.hostname)) !== 0) {
       this.checkLiteral(url.hostname, port);
