@@ -330,6 +330,20 @@ for (const target of databaseTargets) {
         expect(row.updated_at).to.be.within(before, Date.now());
       });
 
+      it("is not undone by a re-seal (secrets rotate) that read the secrets before it", async () => {
+        const read = await stored(made.id);
+        const { secret } = await rotate();
+        const resealed = await service.store.webhookEndpoints.reseal(
+          made.id,
+          { secret: read!.secret, previous_secret: read!.previous_secret },
+          { secret: "enc:v1:stale", previous_secret: null },
+        );
+        expect(resealed).to.equal(false);
+        const row = (await stored(made.id))!;
+        expect(open(service.ring, row.secret)).to.equal(secret);
+        expect(open(service.ring, row.previous_secret!)).to.equal(made.secret);
+      });
+
       it("drops the oldest secret on a second rotation within the day", async () => {
         const first = await rotate();
         const second = await rotate();
