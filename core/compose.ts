@@ -35,6 +35,7 @@ import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { mailedNotice } from "./webhooks/endpoint-health.ts";
 import { enqueueDeliveries } from "./webhooks/outbox.ts";
+import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
 import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
@@ -169,6 +170,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
+  /** The workspace's webhook endpoints, as the API manages them. */
+  webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
   mailer: Mailer;
   /** Sends the webhook outbox; started by the service where jobs run (`start`, `stop`). */
@@ -214,7 +217,9 @@ export async function composeParts(
     // Every acknowledged event is stored before anything below it closes.
     closers.push(() => events.close());
     connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
-    const webhooks = webhookDispatcher(settings, { store, ring, redis, mailer, logger });
+    // One policy for what customers point webhooks at: checked at save and at every send.
+    const outbound = OutboundPolicy.fromSettings(settings);
+    const webhooks = webhookDispatcher(outbound, { store, ring, redis, mailer, logger });
     closers.push(webhooks.close);
     const dispatcher = webhooks.dispatcher;
     // Stopped before the store closes: the sends under way are recorded first.
@@ -250,6 +255,12 @@ export async function composeParts(
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      webhooks: new WebhookEndpointService({
+        store,
+        ring,
+        outbound,
+        allowPrivateNetworks: settings.allowPrivateNetworks,
+      }),
       mailer,
       webhookDispatcher: dispatcher,
       webhookDeliveries: new WebhookDeliveryService({
@@ -272,11 +283,11 @@ export async function composeParts(
  * endpoint is disabled.
  */
 function webhookDispatcher(
-  settings: Readonly<Settings>,
+  outbound: OutboundPolicy,
   parts: { store: Store; ring: KeyRing; redis: Redis | undefined; mailer: Mailer; logger: Logger },
 ): { dispatcher: WebhookDispatcher; close: () => Promise<void> } {
   const { store, ring, redis, mailer, logger } = parts;
-  const network = pluginNetwork(OutboundPolicy.fromSettings(settings));
+  const network = pluginNetwork(outbound);
   const delivery = new Delivery({
     store,
     ring,

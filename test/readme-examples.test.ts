@@ -107,11 +107,19 @@ describe("the README's curl examples", function () {
     if (cwd !== undefined) fs.rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("finds at least five examples, calling /v1/sites, /query, /config, /token, /versions and /v1/leads", () => {
+  it("finds at least five examples, calling /v1/sites, /query, /config, /token, /versions, /v1/leads and /v1/webhooks", () => {
     const examples = readmeExamples();
     const all = examples.map((e) => e.script).join("\n");
     expect(examples.length).to.be.at.least(5);
-    const paths = ["/v1/sites", "/query", "/config", "/token", "/versions", "/v1/leads"];
+    const paths = [
+      "/v1/sites",
+      "/query",
+      "/config",
+      "/token",
+      "/versions",
+      "/v1/leads",
+      "/v1/webhooks",
+    ];
     expect(
       paths.filter((path_) => !all.includes(path_)),
       "paths no example calls",

@@ -26,10 +26,10 @@ const adapter = (value: string) => ({
 
 /**
  * What a rotation starts from and what it did: on a fresh database, a service on the old key
- * made a site with two versions (two tokens), a lead event with a sealed token and a session,
- * and in another workspace deleted a site whose name only looks sealed (its `site.deleted`
- * holds that name in clear); the service stopped, and `rotateSecrets` re-sealed everything
- * under the new key.
+ * made a site with two versions (two tokens), a lead event with a sealed token, a session and
+ * two webhook endpoints (one with its secret rotated, so a previous secret too), and in another
+ * workspace deleted a site whose name only looks sealed (its `site.deleted` holds that name in
+ * clear); the service stopped, and `rotateSecrets` re-sealed everything under the new key.
  */
 interface Rotated {
   database: TestDatabase;
@@ -43,6 +43,8 @@ interface Rotated {
   otherWorkspaceId: string;
   sessionId: string;
   signingSecret: string;
+  /** The webhook endpoints, with their secrets as the API answered them. */
+  webhooks: { id: string; secret: string; previous: string | null }[];
   done: Awaited<ReturnType<typeof rotateSecrets>>;
 }
 
@@ -95,6 +97,25 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
       { site_id: site.site_id, workspace_id: ws },
       { ip: "203.0.113.9", userAgent: "test" },
     );
+    const webhooks = [];
+    for (const rotate of [false, true]) {
+      const made = (
+        await request(service.server)
+          .post("/v1/webhooks")
+          .set(auth)
+          .send({ url: "https://93.184.216.34/hooks", events: ["lead.captured"] })
+          .expect(201)
+      ).body.data as { id: string; secret: string };
+      if (!rotate) {
+        webhooks.push({ id: made.id, secret: made.secret, previous: null });
+        continue;
+      }
+      const rotated = await request(service.server)
+        .post(`/v1/webhooks/${made.id}/rotate-secret`)
+        .set(auth)
+        .expect(200);
+      webhooks.push({ id: made.id, secret: rotated.body.data.secret, previous: made.secret });
+    }
     made = {
       workspaceId: ws,
       auth,
@@ -103,6 +124,7 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
       otherWorkspaceId: other.workspaceId,
       sessionId: session.id,
       signingSecret,
+      webhooks,
     };
   } finally {
     await service.stop();
@@ -150,8 +172,33 @@ for (const target of databaseTargets) {
         await r?.database.drop();
       });
 
-      it("re-sealed one site, its two versions, one open session and one event", () => {
-        expect(r!.done).to.deep.equal({ sites: 1, versions: 2, sessions: 1, events: 1 });
+      it("re-sealed one site, its two versions, one open session, one event and two webhook endpoints", () => {
+        expect(r!.done).to.deep.equal({
+          sites: 1,
+          versions: 2,
+          sessions: 1,
+          events: 1,
+          webhookEndpoints: 2,
+        });
+      });
+
+      it("re-sealed each webhook endpoint's secret and previous secret under the new key alone", async () => {
+        const ring = keyRing(r!.newKey);
+        const newSeal = `enc:v1:${keyId(r!.newKey)}:`;
+        const opened = [];
+        for (const { id } of r!.webhooks) {
+          const row = (await store.webhookEndpoints.get(id))!;
+          expect(JSON.stringify(row)).not.to.include("whsec_");
+          for (const sealed of [row.secret, row.previous_secret]) {
+            if (sealed !== null) expect(sealed.startsWith(newSeal), sealed).to.equal(true);
+          }
+          opened.push({
+            id,
+            secret: open(ring, row.secret),
+            previous: row.previous_secret === null ? null : open(ring, row.previous_secret),
+          });
+        }
+        expect(opened).to.deep.equal(r!.webhooks);
       });
 
       it("re-sealed the event's secret: the new key alone opens it", async () => {
@@ -208,6 +255,20 @@ for (const target of databaseTargets) {
           .set(on.rotated!.auth)
           .expect(200);
         expect(read.body.data.adapter.config.auth.value).to.equal("••••bbbb");
+      });
+
+      it("reads the webhook endpoints, their secrets masked", async () => {
+        const listed = await request(on.service!.server)
+          .get("/v1/webhooks")
+          .set(on.rotated!.auth)
+          .expect(200);
+        const masked = listed.body.data.map((e: { id: string; secret: string }) => [
+          e.id,
+          e.secret,
+        ]);
+        expect(masked).to.deep.equal(
+          [...on.rotated!.webhooks].reverse().map((w) => [w.id, `••••${w.secret.slice(-4)}`]),
+        );
       });
 
       it("recomputed the hashes under the new key: the same content is still no change", async () => {

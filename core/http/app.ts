@@ -11,6 +11,7 @@ import { healthRoutes } from "../routes/health-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
+import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
@@ -32,6 +33,7 @@ export function createApp(parts: AppParts): Express {
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(leadsRoutes(parts, requireKey));
   app.use(webhookDeliveriesRoutes(parts, requireKey));
+  app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
   app.use(widgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 

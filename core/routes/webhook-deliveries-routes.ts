@@ -7,7 +7,7 @@
 import { Router } from "express";
 import { errors } from "../errors.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
-import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
+import { BODY_LIMIT_API, jsonBody, noYamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
@@ -26,6 +26,7 @@ export function webhookDeliveriesRoutes(
   router.post(
     "/v1/webhooks/:id/test",
     jsonBody(BODY_LIMIT_API),
+    noYamlBody,
     requireKey("webhooks:write"),
     async (req, res) => {
       queryParams(req, []);
@@ -56,6 +57,7 @@ export function webhookDeliveriesRoutes(
   router.post(
     "/v1/webhooks/:id/deliveries/:delivery_id/redeliver",
     jsonBody(BODY_LIMIT_API),
+    noYamlBody,
     requireKey("webhooks:write"),
     async (req, res) => {
       queryParams(req, []);

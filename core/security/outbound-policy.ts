@@ -186,6 +186,37 @@ export class OutboundPolicy {
     return lookup as LookupFunction;
   }
 
+  /**
+   * Checks where `url` (http or https) would connect, before anything does, as a webhook
+   * endpoint's URL is checked when it is saved: an IP literal as it is, a host name by every
+   * address it resolves to now. Throws OutboundBlockedError when the policy refuses one. A name
+   * that does not resolve, or not within `timeoutMs`, passes: every connection is checked again
+   * when it is made, and that check is the one that guards.
+   */
+  async checkUrlDestination(url: URL, timeoutMs = 2_000): Promise<void> {
+    const port = url.port !== "" ? Number(url.port) : url.protocol === "http:" ? 80 : 443;
+    if (net.isIP(bareHost(url.hostname)) !== 0) {
+      this.checkLiteral(url.hostname, port);
+      return;
+    }
+    // Settles to the refusal or to undefined, never rejects, so losing the race leaves no
+    // unhandled rejection behind.
+    const checked = this.#checkedAddresses(url.hostname, port, undefined).then(
+      () => undefined,
+      (error: unknown) => (error instanceof OutboundBlockedError ? error : undefined),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), timeoutMs).unref();
+    });
+    try {
+      const refused = await Promise.race([checked, timeout]);
+      if (refused !== undefined) throw refused;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async #checkedAddresses(hostname: string, port: number, family: unknown) {
     const answers = await this.#resolve(hostname);
     for (const { address } of answers) {

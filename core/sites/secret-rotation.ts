@@ -1,10 +1,11 @@
 /**
  * `sitevoice secrets rotate`: re-seals every secret of every site and site version under the
  * primary master key, and recomputes the content hashes that key derives; then the signing secrets
- * of open widget sessions and the sealed fields of service events (a lead's update token, which a
- * webhook delivers later). Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS. Each row
- * is rewritten on its own (a site with its versions in one transaction), so a stop midway leaves
- * everything readable with the same key ring.
+ * of open widget sessions, the sealed fields of service events (a lead's update token, which a
+ * webhook delivers later) and the secrets of webhook endpoints (the current one and the one a
+ * rotation left signing beside it). Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
+ * Each row is rewritten on its own (a site with its versions in one transaction), so a stop midway
+ * leaves everything readable with the same key ring.
  */
 import { mapSealedFields, SEALED_EVENT_TYPES } from "../events/event-bus.ts";
 import { open, seal, type KeyRing } from "../security/secret-box.ts";
@@ -15,7 +16,13 @@ import { openStoredSite, sealSiteSecrets } from "./site-secrets.ts";
 export async function rotateSecrets(
   store: Store,
   ring: KeyRing,
-): Promise<{ sites: number; versions: number; sessions: number; events: number }> {
+): Promise<{
+  sites: number;
+  versions: number;
+  sessions: number;
+  events: number;
+  webhookEndpoints: number;
+}> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
     const site = openStoredSite(config, ring);
@@ -48,5 +55,40 @@ export async function rotateSecrets(
     await store.events.resealService(event.id, JSON.stringify(resealed));
     events++;
   }
-  return { sites, versions, sessions, events };
+  const webhookEndpoints = await resealWebhookEndpoints(store, reseal1);
+  return { sites, versions, sessions, events, webhookEndpoints };
+}
+
+/** Attempts per endpoint: another attempt follows only a rotation through the API meanwhile. */
+const RESEAL_ATTEMPTS = 5;
+
+/**
+ * Re-seals both secrets of every webhook endpoint; the count of endpoints re-sealed. Each is
+ * rewritten only if its secrets are still those read, so a secret rotated through the API
+ * meanwhile is read again rather than lost.
+ */
+async function resealWebhookEndpoints(
+  store: Store,
+  reseal: (sealed: string) => string,
+): Promise<number> {
+  let count = 0;
+  for (const id of await store.webhookEndpoints.allIds()) {
+    for (let attempt = 1; ; attempt++) {
+      const row = await store.webhookEndpoints.get(id);
+      if (row === undefined) break; // deleted meanwhile
+      const read = { secret: row.secret, previous_secret: row.previous_secret };
+      const resealed = {
+        secret: reseal(row.secret),
+        previous_secret: row.previous_secret === null ? null : reseal(row.previous_secret),
+      };
+      if (await store.webhookEndpoints.reseal(id, read, resealed)) {
+        count++;
+        break;
+      }
+      if (attempt === RESEAL_ATTEMPTS) {
+        throw new Error(`webhook endpoint ${id} kept changing; run secrets rotate again`);
+      }
+    }
+  }
+  return count;
 }

@@ -19,6 +19,8 @@ import usageEventBatchSchema from "../../schemas/usage-event-batch.schema.json" 
 import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
+import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
+import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
@@ -31,6 +33,8 @@ const schemas = {
   "lead-create": leadCreateSchema,
   "transcript-create": transcriptCreateSchema,
   "token-create": tokenCreateSchema,
+  "webhook-create": webhookCreateSchema,
+  "webhook-patch": webhookPatchSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */

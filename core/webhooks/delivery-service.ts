@@ -2,7 +2,8 @@
  * What the API offers on deliveries: a synthetic `webhook.test` event sent to one endpoint, an
  * endpoint's delivery log (each delivery with every attempt), and a redelivery of an event (a new
  * delivery with the same event id, so a receiver that dedupes sees it as the same event).
- * Endpoints are found by the caller's workspace and sites, as the endpoints API finds them.
+ * Endpoints are found by the caller's workspace and sites, as the endpoints API finds them
+ * (endpoint-access.ts).
  */
 import type { Principal } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
@@ -16,6 +17,7 @@ import type {
 import type { WebhookEndpointRow } from "../store/repos/webhook-endpoints-repo.ts";
 import type { Store } from "../store/store.ts";
 import { keysetPage, type KeysetPage } from "../util/keyset-page.ts";
+import { isVisibleTo } from "./endpoint-access.ts";
 import { TEST_EVENT_TYPE } from "./event-types.ts";
 import { newDelivery } from "./outbox.ts";
 
@@ -67,15 +69,6 @@ function deliveryView(row: DeliveryRow, attempts: readonly AttemptRow[]): Delive
   };
 }
 
-/** Whether a key may see `endpoint`: of its workspace, and within its sites if it has some. */
-export function endpointVisibleTo(principal: Principal, endpoint: WebhookEndpointRow): boolean {
-  if (endpoint.workspace_id !== principal.workspaceId) return false;
-  const allowed = principal.siteIds;
-  if (allowed === undefined) return true;
-  if (endpoint.site_ids === null) return false;
-  return (JSON.parse(endpoint.site_ids) as string[]).every((id) => allowed.has(id));
-}
-
 export class WebhookDeliveryService {
   constructor(
     private readonly parts: {
@@ -94,7 +87,7 @@ export class WebhookDeliveryService {
   /** The endpoint `id` as `principal` may see it, else 404. */
   async endpoint(principal: Principal, id: string): Promise<WebhookEndpointRow> {
     const endpoint = await this.parts.store.webhookEndpoints.get(id);
-    if (endpoint === undefined || !endpointVisibleTo(principal, endpoint)) {
+    if (endpoint === undefined || !isVisibleTo(principal, endpoint)) {
       throw errors.notFound("Webhook", id);
     }
     return endpoint;

@@ -70,6 +70,16 @@ export class SitesRepo {
     return this.knex<SiteRow>("sites").where({ site_id: siteId }).first();
   }
 
+  /** Which of `siteIds` are sites of the workspace. */
+  async idsOfWorkspace(workspaceId: string, siteIds: readonly string[]): Promise<string[]> {
+    if (siteIds.length === 0) return [];
+    const rows = await this.knex("sites")
+      .where({ workspace_id: workspaceId })
+      .whereIn("site_id", [...siteIds])
+      .select<{ site_id: string }[]>("site_id");
+    return rows.map((r) => r.site_id);
+  }
+
   async countByWorkspace(workspaceId: string): Promise<number> {
     const row = await this.knex("sites")
       .where({ workspace_id: workspaceId })

@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints: what a workspace subscribes (migration 007). The secrets are stored sealed;
  * `events` and `site_ids` are JSON arrays. Delivery state (failures in a row, the pause a
- * receiver asked for, disabling) is written by the dispatcher's repository.
+ * receiver asked for, disabling) is written by the dispatcher's repository; the API writes it
+ * only to disable an endpoint or to re-enable one afresh.
  */
 import type { Knex } from "knex";
 
@@ -45,6 +46,32 @@ export function endpointRow(raw: WebhookEndpointRow): WebhookEndpointRow {
   };
 }
 
+/** Keyset position: endpoints are listed newest first, ties broken by id. */
+export interface WebhookEndpointCursor {
+  created_at: number;
+  id: string;
+}
+
+/** What the API changes of an endpoint: its subscription, and its state when (re-)enabling. */
+export type WebhookEndpointChanges = Partial<
+  Pick<
+    WebhookEndpointRow,
+    | "url"
+    | "description"
+    | "events"
+    | "site_ids"
+    | "enabled"
+    | "consecutive_failures"
+    | "failing_since"
+    | "disabled_at"
+    | "disabled_reason"
+    | "paused_until"
+  >
+> & { updated_at: number };
+
+/** The sealed secrets of an endpoint, as `secrets rotate` reads and rewrites them. */
+export type WebhookEndpointSecrets = Pick<WebhookEndpointRow, "secret" | "previous_secret">;
+
 export class WebhookEndpointsRepo {
   constructor(private readonly knex: Knex) {}
 
@@ -59,5 +86,97 @@ export class WebhookEndpointsRepo {
       .where({ workspace_id: workspaceId })
       .orderBy([{ column: "created_at" }, { column: "id" }]);
     return rows.map(endpointRow);
+  }
+
+  async insert(row: WebhookEndpointRow): Promise<void> {
+    await this.knex("webhook_endpoints").insert(row);
+  }
+
+  /** One page of the workspace's endpoints, newest first, from after `before`. */
+  async page(
+    workspaceId: string,
+    query: { limit: number; before?: WebhookEndpointCursor },
+  ): Promise<WebhookEndpointRow[]> {
+    const q = this.knex<WebhookEndpointRow>("webhook_endpoints").where({
+      workspace_id: workspaceId,
+    });
+    const before = query.before;
+    if (before !== undefined) {
+      q.where((w) =>
+        w
+          .where("created_at", "<", before.created_at)
+          .orWhere((x) => x.where("created_at", before.created_at).where("id", "<", before.id)),
+      );
+    }
+    const rows = await q
+      .orderBy([
+        { column: "created_at", order: "desc" },
+        { column: "id", order: "desc" },
+      ])
+      .limit(query.limit);
+    return rows.map(endpointRow);
+  }
+
+  async countOfWorkspace(workspaceId: string): Promise<number> {
+    const row = await this.knex("webhook_endpoints")
+      .where({ workspace_id: workspaceId })
+      .count<{ n: number | string }>({ n: "*" })
+      .first();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Writes `changes`; false when the endpoint is gone. */
+  async update(id: string, changes: WebhookEndpointChanges): Promise<boolean> {
+    return (await this.knex("webhook_endpoints").where({ id }).update(changes)) > 0;
+  }
+
+  /** Deletes the endpoint; its deliveries and their attempts go with it (ON DELETE CASCADE). */
+  async delete(id: string): Promise<boolean> {
+    return (await this.knex("webhook_endpoints").where({ id }).delete()) > 0;
+  }
+
+  /**
+   * Makes `secret` (sealed) the endpoint's secret and the one it replaces the previous one, which
+   * still signs until `previousUntil`; an older previous secret is dropped. One statement, so
+   * two rotations at once both count: the later one keeps the earlier one's secret as previous.
+   * (`previous_secret` is assigned first: MySQL assigns left to right, the others from the old
+   * row.) False when the endpoint is gone.
+   */
+  async rotateSecret(
+    id: string,
+    secret: string,
+    previousUntil: number,
+    at: number,
+  ): Promise<boolean> {
+    const changed = await this.knex("webhook_endpoints")
+      .where({ id })
+      .update({
+        previous_secret: this.knex.ref("secret"),
+        secret,
+        previous_secret_until: previousUntil,
+        updated_at: at,
+      });
+    return changed > 0;
+  }
+
+  /** Every endpoint id, for store-wide maintenance such as re-sealing secrets. */
+  async allIds(): Promise<string[]> {
+    const rows = await this.knex("webhook_endpoints").orderBy("id").select<{ id: string }[]>("id");
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Rewrites the sealed secrets in place, only if they are still `read` (a rotation through the
+   * API meanwhile is not undone); false when they changed or the endpoint is gone.
+   */
+  async reseal(
+    id: string,
+    read: WebhookEndpointSecrets,
+    resealed: WebhookEndpointSecrets,
+  ): Promise<boolean> {
+    const q = this.knex("webhook_endpoints").where({ id, secret: read.secret });
+    if (read.previous_secret === null) q.whereNull("previous_secret");
+    else q.where({ previous_secret: read.previous_secret });
+    return (await q.update(resealed)) > 0;
   }
 }
