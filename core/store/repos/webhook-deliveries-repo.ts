@@ -192,11 +192,14 @@ export class WebhookDeliveriesRepo {
     return changed === 1;
   }
 
-  /** Abandons every pending delivery created before `before`; how many. */
+  /**
+   * Abandons every pending delivery first tried (or, never tried, created) before `before`: past
+   * its window, such as those of an endpoint that stayed disabled. How many.
+   */
   async abandonOlderThan(before: number, at: number): Promise<number> {
     return this.knex("webhook_deliveries")
       .where("status", "pending")
-      .andWhere("created_at", "<", before)
+      .andWhereRaw("coalesce(first_attempt_at, created_at) < ?", [before])
       .update({
         status: "abandoned",
         next_attempt_at: null,
