@@ -58,11 +58,11 @@ export async function startJobs<Parts extends JobsParts>(
   const { settings, logger, store } = parts;
   const names = new Set(definitions.map((d) => d.name));
   if (names.size !== definitions.length) throw new Error("two job definitions share a name");
-  const { backend, close } = openJobsBackend(store.db, settings.database, logger);
+  const { backend, connect, close } = openJobsBackend(store.db, settings.database, logger);
   const repository = new GuardedRepository(backend.repository);
   // Connected here, where a failure can be caught: agenda's constructor connects without that.
   try {
-    await backend.connect();
+    await connect();
   } catch (error) {
     await close();
     throw error;

@@ -72,7 +72,7 @@ export function withJobsSuite(target: DatabaseTarget, body: (suite: JobsSuite) =
     closers.push(() => store.close());
     const backend = openJobsBackend(store.db, settings.database, logger);
     closers.push(() => backend.close());
-    await backend.backend.connect();
+    await backend.connect();
     return {
       parts: { settings, logger, store, logs },
       backend,

@@ -13,7 +13,10 @@ export function scheduleCases(suite: JobsSuite): void {
   let agenda: Agenda;
   let errors: Error[];
   beforeEach(() => {
-    agenda = new Agenda({ backend: suite.first.backend.backend, processEvery: 50 });
+    // The suite connected the backend; agenda's constructor would connect it again, unawaited.
+    const { name, repository } = suite.first.backend.backend;
+    const backend = { name, repository, ownsConnection: false, connect: async () => {} };
+    agenda = new Agenda({ backend: { ...backend, disconnect: async () => {} }, processEvery: 50 });
     errors = [];
     agenda.on("error", (err: Error) => errors.push(err));
   });
