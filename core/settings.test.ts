@@ -97,6 +97,13 @@ describe("settings", () => {
     expect(() => loadSettings({ SITEVOICE_DEMO: "maybe" })).to.throw(/SITEVOICE_DEMO/);
   });
 
+  it("runs the job processor unless SITEVOICE_JOBS is off", () => {
+    expect(loadSettings({}).jobs).to.equal(true);
+    expect(loadSettings({ SITEVOICE_JOBS: "on" }).jobs).to.equal(true);
+    expect(loadSettings({ SITEVOICE_JOBS: "off" }).jobs).to.equal(false);
+    refused({ SITEVOICE_JOBS: "sometimes" }, "SITEVOICE_JOBS");
+  });
+
   it("parses SITEVOICE_OUTBOUND_ALLOW: names, host:port, addresses and CIDRs", () => {
     const settings = loadSettings({
       SITEVOICE_DEMO: "off",

@@ -108,6 +108,11 @@ export interface Settings {
    * accounts exist; set on it at every start when given.
    */
   ownerEmail?: string;
+  /**
+   * SITEVOICE_JOBS: whether this instance runs the job processor (core/jobs/), on by default.
+   * Off, it still queues jobs, for the instances that run it.
+   */
+  jobs: boolean;
 }
 
 /** MAIL_FROM when unset: fine for the log mailer; a real relay wants an address of your domain. */
@@ -203,6 +208,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       ownerEmail === undefined
         ? undefined
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
+    jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
   };
   return Object.freeze(settings);
 }

@@ -72,7 +72,7 @@ for (const target of databaseTargets) {
     it("is added by migration 005 to a store that has a workspace, and removed by its down", async () => {
       const { store } = await open();
       const knex = store.db.knex;
-      // By name: later migrations (007, webhooks) are not 005's to undo.
+      // By name: later migrations (006 onwards) stay; this one is undone.
       await knex.migrate.down({ migrationSource, name: "005-workspace-contact" });
       expect(await knex.schema.hasColumn("workspaces", "contact_email")).to.equal(false);
       await knex("workspaces").insert({

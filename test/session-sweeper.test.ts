@@ -1,19 +1,22 @@
 /**
  * Sessions that go quiet: the sweeper ends them as session_end would (duration up to the last
  * signed call, `conversation.ended` once), forgets hashed IPs after an hour and drops transcripts
- * past their retention. A clock is injected; the store is real, and new for every test.
+ * past their retention. It runs as the job `widget.sweep`, which the service schedules once a
+ * minute. A clock is injected; the store is real, and new for every test.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
 import pino from "pino";
 import { EventBus, type BusEvent } from "../core/events/event-bus.ts";
+import { openJobsBackend } from "../core/jobs/backends.ts";
+import { startJobs } from "../core/jobs/jobs.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { migrate, openDatabase } from "../core/store/database.ts";
 import type { SessionRow } from "../core/store/repos/sessions-repo.ts";
 import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
 import { SessionService } from "../core/widget/session-service.ts";
-import { sweepWidgetData } from "../core/widget/sweeper.ts";
+import { sweepWidgetData, widgetSweepJob } from "../core/widget/sweeper.ts";
 import { TranscriptService } from "../core/widget/transcript-service.ts";
 import { UsageService } from "../core/widget/usage-service.ts";
 import {
@@ -22,6 +25,7 @@ import {
   missing,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { startTestService } from "./helpers/test-service.ts";
 
 const MINUTE = 60_000;
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -34,6 +38,7 @@ describe("the session sweeper", function () {
   const now = () => clock;
   let events: EventBus;
   let sessions: SessionService;
+  let logger: pino.Logger;
   /** One run of the sweeper over this test's store. */
   let sweep: () => Promise<number>;
   const seen: BusEvent[] = [];
@@ -67,7 +72,7 @@ describe("the session sweeper", function () {
       updated_at: clock,
     });
 
-    const logger = pino({ level: "silent" });
+    logger = pino({ level: "silent" });
     const ring = keyRing(crypto.randomBytes(32));
     events = new EventBus(store, ring, { logger, now });
     sessions = new SessionService(store, ring, now);
@@ -115,6 +120,40 @@ describe("the session sweeper", function () {
     clock += 31 * MINUTE;
     expect(await sweep()).to.equal(1);
     expect(await sweep()).to.equal(0);
+  });
+
+  it("runs as the job widget.sweep: queued, it ends the idle session", async () => {
+    clock += 31 * MINUTE;
+    const settings = loadSettings({ DATABASE_URL: database!.url });
+    const usage = new UsageService({ events, sessions, now });
+    const transcripts = new TranscriptService({ store, now });
+    const parts = { settings, logger, store, sessions, usage, transcripts };
+    const jobs = await startJobs(parts, [widgetSweepJob], { processEveryMs: 50 });
+    try {
+      await jobs.now("widget.sweep");
+      const deadline = Date.now() + 5_000;
+      while ((await store.sessions.get(session.id))?.ended_at === null && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await jobs.stop();
+    }
+    expect((await store.sessions.get(session.id))?.end_reason).to.equal("idle");
+  });
+
+  it("is scheduled by the service once a minute, one row however many instances", async () => {
+    const started = Date.now();
+    const services = [await startTestService(database!.url), await startTestService(database!.url)];
+    try {
+      const settings = loadSettings({ DATABASE_URL: database!.url });
+      const { backend, close } = openJobsBackend(store.db, settings.database, logger);
+      const { jobs } = await backend.repository.queryJobs({ name: "widget.sweep" });
+      await close();
+      expect(jobs.map((j) => [j.type, j.repeatInterval])).to.deep.equal([["single", "60000"]]);
+      expect(jobs[0]?.nextRunAt?.getTime()).to.be.within(started + MINUTE, Date.now() + MINUTE);
+    } finally {
+      for (const service of services) await service.stop();
+    }
   });
 
   describe("once it swept a session 31 minutes quiet", () => {

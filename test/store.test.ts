@@ -70,6 +70,7 @@ for (const target of databaseTargets) {
           "003-widget",
           "004-hardening",
           "005-workspace-contact",
+          "006-jobs",
           "007-webhooks",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);

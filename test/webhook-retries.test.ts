@@ -6,6 +6,8 @@
  * with Retry-After holds the endpoint's other deliveries back that long.
  */
 import { expect } from "chai";
+import { newDelivery } from "../core/webhooks/outbox.ts";
+import { pruneDeliveries } from "../core/webhooks/prune-job.ts";
 import { RETRY_DELAYS_MS, RETRY_JITTER } from "../core/webhooks/retry-schedule.ts";
 import { addEndpoint } from "./helpers/webhook-endpoints.ts";
 import { webhookHarness, type Harness } from "./helpers/webhook-harness.ts";
@@ -137,5 +139,45 @@ describe("webhook retries", function () {
     for (let i = 0; i < 30; i++) ids.push(await harness.record());
     await harness.dispatcher.runDue();
     expect(receiver.payloads().map((p) => p.id)).to.deep.equal(ids);
+  });
+
+  it("prunes: abandons what is past its window, drops finished deliveries after 30 days", async () => {
+    const { id } = await endpoint();
+    const now = harness.clock.now;
+    const HOUR = 60 * MINUTE;
+    const DAY = 24 * HOUR;
+    const event = { id: "evt_x", type: "lead.captured", site_id: "shop" };
+    const rows = {
+      neverTried: { ...newDelivery(id, event, now - 25 * HOUR) },
+      triedLongAgo: {
+        ...newDelivery(id, event, now - 30 * HOUR),
+        first_attempt_at: now - 25 * HOUR,
+      },
+      triedLately: {
+        ...newDelivery(id, event, now - 30 * HOUR),
+        first_attempt_at: now - 20 * HOUR,
+      },
+      fresh: { ...newDelivery(id, event, now - HOUR) },
+      oldDone: {
+        ...newDelivery(id, event, now - 40 * DAY),
+        status: "delivered" as const,
+        finished_at: now - 31 * DAY,
+      },
+      recentDone: {
+        ...newDelivery(id, event, now - 40 * DAY),
+        status: "abandoned" as const,
+        finished_at: now - 29 * DAY,
+      },
+    };
+    await harness.store.webhookDeliveries.insert(Object.values(rows));
+    expect(await pruneDeliveries(harness.store, now)).to.deep.equal({ abandoned: 2, deleted: 1 });
+    const status = async (row: { id: string }) =>
+      (await harness.store.webhookDeliveries.get(row.id))?.status;
+    expect(await status(rows.neverTried)).to.equal("abandoned");
+    expect(await status(rows.triedLongAgo)).to.equal("abandoned");
+    expect(await status(rows.triedLately)).to.equal("pending");
+    expect(await status(rows.fresh)).to.equal("pending");
+    expect(await status(rows.oldDone)).to.equal(undefined);
+    expect(await status(rows.recentDone)).to.equal("abandoned");
   });
 });

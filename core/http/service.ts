@@ -1,6 +1,6 @@
 /**
  * Starts and stops the whole service: the parts (compose.ts), the default workspace and the site
- * files, then the app and the HTTP server; and back down in reverse order on shutdown.
+ * files, then the app, the HTTP server and the jobs; and back down in reverse order on shutdown.
  */
 import http from "node:http";
 import type { Logger } from "pino";
@@ -8,20 +8,22 @@ import { createApp } from "./app.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
 import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";
+import { jobDefinitions } from "../jobs/job-definitions.ts";
+import { startJobs, type Jobs } from "../jobs/jobs.ts";
 import type { Settings } from "../settings.ts";
 import { loadSiteFolder } from "../sites/sync/load-sites.ts";
-import { sweepWidgetData } from "../widget/sweeper.ts";
-
-const SWEEP_EVERY_MS = 60_000;
 
 export interface RunningService extends ServiceParts {
   server: http.Server;
   /** The bound port (useful with PORT=0 in tests). */
   port: number;
   boot: Bootstrap;
+  /** The job runner: the processor (unless SITEVOICE_JOBS is off), and jobs queued on demand. */
+  jobs: Jobs;
   /**
-   * Stops accepting, finishes open requests, stores every pending event, closes plugins, the site
-   * cache (and its channel), Redis and the store.
+   * Stops the jobs (waiting for the runs under way), stops accepting, finishes open requests,
+   * stores every pending event, closes plugins, the site cache (and its channel), Redis and the
+   * store.
    */
   close(): Promise<void>;
 }
@@ -79,20 +81,24 @@ export async function startService(
     });
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : settings.port;
-    const sweeper = setInterval(() => {
-      sweepWidgetData(parts).catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
-    }, SWEEP_EVERY_MS);
-    sweeper.unref();
-    parts.webhookDispatcher.start();
+    let jobs: Jobs;
+    try {
+      jobs = await startJobs(parts, jobDefinitions);
+    } catch (error) {
+      await drain();
+      throw error;
+    }
+    // The webhook outbox is sent wherever jobs run (SITEVOICE_JOBS).
+    if (settings.jobs) parts.webhookDispatcher.start();
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        clearInterval(sweeper);
+        await jobs.stop();
         await parts.webhookDispatcher.stop();
         await drain();
         await parts.close();
       })());
-    return { ...parts, server, port, boot, close };
+    return { ...parts, server, port, boot, jobs, close };
   } catch (error) {
     await parts.close();
     throw error;

@@ -1,18 +1,32 @@
 /**
- * The widget's housekeeping, run every minute on each instance: ends the sessions that went idle
- * or ran out of time (as if they had said session_end; ending is conditional in the store, so
- * with several instances each session ends once), forgets hashed IPs after an hour and deletes
- * expired transcripts.
+ * The widget's housekeeping, the job `widget.sweep`, run every minute by one instance: ends the
+ * sessions that went idle or ran out of time (as if they had said session_end; ending is
+ * conditional in the store, so a sweep taken over from an instance that died ends each session
+ * once), forgets hashed IPs after an hour and deletes expired transcripts.
  */
+import { every, MINUTE, type JobDefinition } from "../jobs/job-definition.ts";
 import { SESSION_MAX_MS, type SessionService } from "./session-service.ts";
 import type { TranscriptService } from "./transcript-service.ts";
 import type { UsageService } from "./usage-service.ts";
 
-export async function sweepWidgetData(parts: {
+/** What a sweep needs of the service's parts. */
+export interface SweepParts {
   sessions: SessionService;
   usage: UsageService;
   transcripts: TranscriptService;
-}): Promise<number> {
+}
+
+/** The sweep as a job (core/jobs/job-definitions.ts). */
+export const widgetSweepJob: JobDefinition<SweepParts> = {
+  name: "widget.sweep",
+  schedule: every(MINUTE),
+  concurrency: 1,
+  // A sweep takes seconds; after a crash mid-sweep the next one waits this long.
+  lockLifetimeMs: 5 * MINUTE,
+  run: (parts) => sweepWidgetData(parts),
+};
+
+export async function sweepWidgetData(parts: SweepParts): Promise<number> {
   let ended = 0;
   for (const session of await parts.sessions.expired()) {
     // An idle session ended when it was last seen, not now.

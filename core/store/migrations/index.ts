@@ -8,6 +8,7 @@ import * as m002 from "./002-sites.ts";
 import * as m003 from "./003-widget.ts";
 import * as m004 from "./004-hardening.ts";
 import * as m005 from "./005-workspace-contact.ts";
+import * as m006 from "./006-jobs.ts";
 import * as m007 from "./007-webhooks.ts";
 
 interface Migration {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "003-widget": m003,
   "004-hardening": m004,
   "005-workspace-contact": m005,
+  "006-jobs": m006,
   "007-webhooks": m007,
 };
 

@@ -1,0 +1,15 @@
+/**
+ * The service's jobs: the one list the runner is started with. Each module with work to run on a
+ * schedule or later (the widget's sweep; webhook deliveries and their pruning, crawls) describes
+ * it next to its code as a JobDefinition and adds one line here. A definition's `run` takes what
+ * it needs of the service's parts, so the runner knows none of them.
+ */
+import type { ServiceParts } from "../compose.ts";
+import { webhookPruneJob } from "../webhooks/prune-job.ts";
+import { widgetSweepJob } from "../widget/sweeper.ts";
+import type { JobDefinition } from "./job-definition.ts";
+
+export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
+  widgetSweepJob,
+  webhookPruneJob,
+];
