@@ -62,6 +62,16 @@ async function healthy(started: Run, base: string): Promise<void> {
   }
 }
 
+/** The first API key the service prints, once it has printed it (30 s at most). */
+async function printedKey(started: Run): Promise<string | undefined> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(started.output())?.[1];
+    if (key !== undefined || Date.now() > deadline || started.child.exitCode !== null) return key;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** One POST on the client's own agent; rejects on a connection error or no answer in time. */
 function post(
   agent: http.Agent,
@@ -163,7 +173,8 @@ describe("event durability through a graceful restart (PostgreSQL)", function ()
     const first = run(["serve"], cwd, env);
     current = first;
     await healthy(first, base);
-    const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(first.output())?.[1];
+    // Printed once start-up is over, which may be a moment after the first health answer.
+    const key = await printedKey(first);
     expect(key, first.output()).to.be.a("string");
 
     // Ten sites, and a session on each minted through the token endpoint (10 per minute per IP).
