@@ -202,6 +202,35 @@ describe("webhook delivery to a real receiver", function () {
       expect(res.body.error.code).to.equal("not_found");
     });
 
+    it("404 for another workspace's delivery named through one's own endpoint", async () => {
+      const other = await service.workspace();
+      const theirs = await addEndpoint(service.store, service.ring, {
+        workspaceId: other,
+        url: receiver.url,
+        events: ["webhook.test"],
+      });
+      const otherKey = await service.key(other, { scopes: ["webhooks:write"] });
+      const sent = await request(service.server)
+        .post(`/v1/webhooks/${theirs.id}/test`)
+        .set("Authorization", `Bearer ${otherKey}`)
+        .expect(202);
+      const path = `/v1/webhooks/${endpoint.id}/deliveries/${sent.body.data.delivery_id}/redeliver`;
+      const res = await call("post", path).expect(404);
+      expect(res.body.error.code).to.equal("not_found");
+    });
+
+    it("404 to a key limited to one site for an endpoint of every site", async () => {
+      const limited = await service.key(site.workspaceId, {
+        scopes: ["webhooks:write"],
+        siteIds: [site.siteId],
+      });
+      const res = await request(service.server)
+        .get(`/v1/webhooks/${endpoint.id}/deliveries`)
+        .set("Authorization", `Bearer ${limited}`)
+        .expect(404);
+      expect(res.body.error.code).to.equal("not_found");
+    });
+
     it("400 for a bad status, limit or cursor, an unknown parameter or a body on an action", async () => {
       const path = `/v1/webhooks/${endpoint.id}/deliveries`;
       for (const [query, field] of [
