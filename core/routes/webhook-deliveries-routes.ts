@@ -4,7 +4,7 @@
  * each delivery with its attempts) and `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`
  * (202, the same event again as a new delivery).
  */
-import { Router } from "express";
+import { Router, type RequestHandler } from "express";
 import { errors } from "../errors.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody, noYamlBody } from "../http/body-parsers.ts";
@@ -22,21 +22,16 @@ export function webhookDeliveriesRoutes(
 ): Router {
   const router = Router();
   const service = parts.webhookDeliveries;
+  const mayWrite = requireKey("webhooks:write");
+  // The two actions take no body (an empty JSON object is accepted) and no query parameters.
+  const action = [jsonBody(BODY_LIMIT_API), noYamlBody, mayWrite, bodiless];
 
-  router.post(
-    "/v1/webhooks/:id/test",
-    jsonBody(BODY_LIMIT_API),
-    noYamlBody,
-    requireKey("webhooks:write"),
-    async (req, res) => {
-      queryParams(req, []);
-      emptyBody(req.body);
-      const sent = await service.test(principalOf(req), req.params.id as string);
-      sendData(req, res, sent, { status: 202 });
-    },
-  );
+  router.post("/v1/webhooks/:id/test", ...action, async (req, res) => {
+    const sent = await service.test(principalOf(req), req.params.id as string);
+    sendData(req, res, sent, { status: 202 });
+  });
 
-  router.get("/v1/webhooks/:id/deliveries", requireKey("webhooks:write"), async (req, res) => {
+  router.get("/v1/webhooks/:id/deliveries", mayWrite, async (req, res) => {
     const query = queryParams(req, ["status", "cursor", "limit"]);
     const status = query.status;
     if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
@@ -54,31 +49,27 @@ export function webhookDeliveriesRoutes(
     });
   });
 
-  router.post(
-    "/v1/webhooks/:id/deliveries/:delivery_id/redeliver",
-    jsonBody(BODY_LIMIT_API),
-    noYamlBody,
-    requireKey("webhooks:write"),
-    async (req, res) => {
-      queryParams(req, []);
-      emptyBody(req.body);
-      const id = req.params.id as string;
-      const deliveryId = req.params.delivery_id as string;
-      sendData(req, res, await service.redeliver(principalOf(req), id, deliveryId), {
-        status: 202,
-      });
-    },
-  );
+  router.post("/v1/webhooks/:id/deliveries/:delivery_id/redeliver", ...action, async (req, res) => {
+    const id = req.params.id as string;
+    const deliveryId = req.params.delivery_id as string;
+    sendData(req, res, await service.redeliver(principalOf(req), id, deliveryId), {
+      status: 202,
+    });
+  });
 
   return router;
 }
 
-/** These actions take no body: none, or an empty object. */
-function emptyBody(body: unknown): void {
-  if (body === undefined || body === null) return;
-  if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0) return;
-  throw errors.invalidRequest("This action takes no body", { field: "body" });
-}
+/** Refuses query parameters and a body (none, or an empty object, is what these take). */
+const bodiless: RequestHandler = (req, _res, next) => {
+  queryParams(req, []);
+  const body: unknown = req.body;
+  const empty =
+    body === undefined ||
+    body === null ||
+    (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0);
+  next(empty ? undefined : errors.invalidRequest("This action takes no body", { field: "body" }));
+};
 
 const isDeliveryCursor = (value: unknown): value is DeliveryCursor =>
   typeof value === "object" &&
