@@ -28,13 +28,10 @@ import { SessionService } from "./widget/session-service.ts";
 import { TokenService } from "./widget/token-service.ts";
 import { TranscriptService } from "./widget/transcript-service.ts";
 import { UsageService } from "./widget/usage-service.ts";
-import { pluginNetwork } from "./host/plugin-network.ts";
-import { Delivery } from "./webhooks/delivery.ts";
-import { memoryDeliveryRate, redisDeliveryRate } from "./webhooks/delivery-rate.ts";
 import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
-import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
-import { mailedNotice } from "./webhooks/endpoint-health.ts";
 import { enqueueDeliveries } from "./webhooks/outbox.ts";
+import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
+import type { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
 import { fileURLToPath } from "node:url";
 
@@ -275,29 +272,4 @@ export async function composeParts(
     await closeAll();
     throw error;
   }
-}
-
-/**
- * The webhook dispatcher: its own guarded connections (customers choose these URLs; `close` ends
- * them), the rate limit shared through Redis when there is one, the owner told by mail when an
- * endpoint is disabled.
- */
-function webhookDispatcher(
-  outbound: OutboundPolicy,
-  parts: { store: Store; ring: KeyRing; redis: Redis | undefined; mailer: Mailer; logger: Logger },
-): { dispatcher: WebhookDispatcher; close: () => Promise<void> } {
-  const { store, ring, redis, mailer, logger } = parts;
-  const network = pluginNetwork(outbound);
-  const delivery = new Delivery({
-    store,
-    ring,
-    request: network.request,
-    rate: redis === undefined ? memoryDeliveryRate() : redisDeliveryRate(redis, logger),
-    notice: mailedNotice(store, mailer, logger),
-    logger,
-  });
-  return {
-    dispatcher: new WebhookDispatcher(store, delivery, logger),
-    close: async () => network.close?.(),
-  };
 }

@@ -10,6 +10,7 @@ import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
+import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 
@@ -22,6 +23,7 @@ export class Store {
   readonly leads: LeadsRepo;
   readonly webhookEndpoints: WebhookEndpointsRepo;
   readonly webhookDeliveries: WebhookDeliveriesRepo;
+  readonly webhookHealth: WebhookHealthRepo;
 
   constructor(
     readonly db: Database,
@@ -35,6 +37,7 @@ export class Store {
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);
+    this.webhookHealth = new WebhookHealthRepo(executor);
   }
 
   get client() {

@@ -31,15 +31,15 @@ export async function recordHealth(
   result: AttemptResult,
   outcome: AttemptOutcome,
 ): Promise<string | null> {
-  const deliveries = tx.webhookDeliveries;
+  const health = tx.webhookHealth;
   if (result.ok) {
-    await deliveries.endpointSucceeded(endpoint.id);
+    await health.endpointSucceeded(endpoint.id);
     return null;
   }
-  const state = await deliveries.endpointFailed(endpoint.id, at);
+  const state = await health.endpointFailed(endpoint.id, at);
   if (result.retryAfterMs !== undefined && result.retryAfterMs > 0) {
     const next = outcome.status === "pending" ? outcome.nextAttemptAt : Infinity;
-    await deliveries.pauseEndpoint(endpoint.id, Math.min(at + result.retryAfterMs, next));
+    await health.pauseEndpoint(endpoint.id, Math.min(at + result.retryAfterMs, next));
   }
   if (state === undefined) return null; // deleted meanwhile
   const reason = result.gone
@@ -50,7 +50,7 @@ export async function recordHealth(
         ? "every delivery attempt failed for 24 hours"
         : undefined;
   if (reason === undefined) return null;
-  return (await deliveries.disableEndpoint(endpoint.id, at, reason)) ? reason : null;
+  return (await health.disableEndpoint(endpoint.id, at, reason)) ? reason : null;
 }
 
 /** The notice by mail to the workspace's owner (its contact email), and in the log. */

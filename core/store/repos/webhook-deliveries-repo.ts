@@ -1,6 +1,6 @@
 /**
- * The webhook outbox (migration 007): deliveries, their attempts, and the delivery state of
- * endpoints. The dispatcher of any instance takes a due delivery by a conditional UPDATE (a
+ * The webhook outbox (migration 007): deliveries and their attempts (the endpoints' delivery
+ * state is webhook-health-repo.ts). The dispatcher of any instance takes a due delivery by a conditional UPDATE (a
  * lease), so two instances never send the same attempt, and one killed mid-send only delays it
  * until its lease runs out. Only the head of a queue (the oldest due delivery of an endpoint and
  * site) is offered, which keeps each queue in `created_at` order across instances.
@@ -262,52 +262,5 @@ export class WebhookDeliveriesRepo {
     const counts: Record<DeliveryStatus, number> = { pending: 0, delivered: 0, abandoned: 0 };
     for (const row of rows) counts[row.status] = Number(row.n);
     return counts;
-  }
-
-  // The delivery state of endpoints.
-
-  /** A success: the failure count starts again. */
-  async endpointSucceeded(endpointId: string): Promise<void> {
-    await this.knex("webhook_endpoints")
-      .where({ id: endpointId })
-      .andWhere((q) => q.where("consecutive_failures", ">", 0).orWhereNotNull("failing_since"))
-      .update({ consecutive_failures: 0, failing_since: null });
-  }
-
-  /** A failure at `at`: the endpoint's failures in a row and when they began, after it. */
-  async endpointFailed(
-    endpointId: string,
-    at: number,
-  ): Promise<{ consecutiveFailures: number; failingSince: number } | undefined> {
-    await this.knex("webhook_endpoints")
-      .where({ id: endpointId })
-      .update({
-        consecutive_failures: this.knex.raw("consecutive_failures + 1"),
-        failing_since: this.knex.raw("coalesce(failing_since, ?)", [at]),
-      });
-    const row = await this.knex("webhook_endpoints")
-      .where({ id: endpointId })
-      .first("consecutive_failures", "failing_since");
-    if (row === undefined) return undefined;
-    return {
-      consecutiveFailures: Number(row.consecutive_failures),
-      failingSince: Number(row.failing_since),
-    };
-  }
-
-  /** Nothing goes to the endpoint before `until` (a receiver's Retry-After). */
-  async pauseEndpoint(endpointId: string, until: number): Promise<void> {
-    await this.knex("webhook_endpoints")
-      .where({ id: endpointId })
-      .andWhere((q) => q.whereNull("paused_until").orWhere("paused_until", "<", until))
-      .update({ paused_until: until });
-  }
-
-  /** Disables an enabled endpoint; false when it was disabled already (so one notice is sent). */
-  async disableEndpoint(endpointId: string, at: number, reason: string): Promise<boolean> {
-    const changed = await this.knex("webhook_endpoints")
-      .where({ id: endpointId, enabled: true })
-      .update({ enabled: false, disabled_at: at, disabled_reason: reason, updated_at: at });
-    return changed === 1;
   }
 }
