@@ -83,6 +83,14 @@ describe("webhook retries", function () {
     expect(row.next_attempt_at! - harness.clock.now).to.be.within(MINUTE, MINUTE * 1.1);
   });
 
+  it("keeps only the first 2 KB of an answer", async () => {
+    receiver.answer = () => ({ status: 502, body: "é".repeat(5_000) });
+    const { attempt } = await firstAttempt(receiver.url);
+    expect(attempt.status_code).to.equal(502);
+    expect(Buffer.byteLength(attempt.response_body!, "utf8")).to.be.at.most(2_048);
+    expect(attempt.response_body!.startsWith("é".repeat(1_000))).to.equal(true);
+  });
+
   it("counts a redirect as a failure and never follows it", async () => {
     const target = await startReceiver();
     receiver.answer = () => ({ status: 307, headers: { location: target.url } });
