@@ -269,3 +269,42 @@ async function countDeliveries(service: TestService, endpointId: string): Promis
   const counts = await service.store.webhookDeliveries.countByStatus(endpointId);
   return counts.pending + counts.delivered + counts.abandoned;
 }
+
+describe("webhook delivery on an API-only instance (SITEVOICE_JOBS=off)", function () {
+  let database: TestDatabase;
+  let service: TestService;
+  let receiver: Receiver;
+
+  before(async () => {
+    database = (await createTestDatabase(sqlite))!;
+    service = await startTestService(database.url, {
+      SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
+      SITEVOICE_JOBS: "off",
+    });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await service?.stop();
+    await receiver?.close();
+    await database?.drop();
+  });
+
+  it("records the delivery but leaves the sending to instances that run jobs", async () => {
+    const workspaceId = await service.workspace();
+    const { id } = await addEndpoint(service.store, service.ring, {
+      workspaceId,
+      url: receiver.url,
+      events: ["lead.captured"],
+    });
+    await service.events.transaction((_tx, record) =>
+      record({ type: "lead.captured", workspace_id: workspaceId, site_id: "shop", data: {} }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.received).to.have.length(0);
+    expect(await service.store.webhookDeliveries.countByStatus(id)).to.deep.equal({
+      pending: 1,
+      delivered: 0,
+      abandoned: 0,
+    });
+  });
+});
