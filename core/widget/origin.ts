@@ -6,6 +6,9 @@
 
 const LOCAL = /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
 
+/** Whether `host` (a domain, with or without a port) is local: plain http is allowed for it. */
+export const isLocalDomain = (host: string): boolean => LOCAL.test(host.toLowerCase());
+
 export function allowedOrigins(site: {
   domain: string;
   additional_domains?: string[];
@@ -14,7 +17,7 @@ export function allowedOrigins(site: {
   for (const host of [site.domain, ...(site.additional_domains ?? [])]) {
     const lower = host.toLowerCase();
     origins.add(`https://${lower}`);
-    if (LOCAL.test(lower)) origins.add(`http://${lower}`);
+    if (isLocalDomain(lower)) origins.add(`http://${lower}`);
   }
   return origins;
 }
