@@ -1,0 +1,9 @@
+/** The site crawler (issue 13): `crawlSite` and its types. Not wired into the service yet. */
+export { crawlSite, CRAWL_DEFAULTS, MAX_CRAWL_DELAY_MS } from "./crawl-site.ts";
+export type {
+  CrawlError,
+  CrawledPage,
+  CrawlOptions,
+  CrawlResult,
+  CrawlSite,
+} from "./crawl-types.ts";
