@@ -22,7 +22,7 @@ const EVENTS = 1_000;
 const SITES = 40;
 
 /** The most arrivals within any window of `windowMs` starting at an arrival. */
-export function busiestWindow(times: readonly number[], windowMs: number): number {
+function busiestWindow(times: readonly number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
   let most = 0;
   let end = 0;

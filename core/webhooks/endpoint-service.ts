@@ -97,26 +97,15 @@ export class WebhookEndpointService {
     await assertSitesOfWorkspace(this.store, principal, siteIds);
     await this.assertDestination(input.url);
     const secret = newWebhookSecret();
-    const at = this.now();
-    const row: WebhookEndpointRow = {
-      id: newId("wh"),
-      workspace_id: principal.workspaceId,
+    const row = newEndpointRow({
+      workspaceId: principal.workspaceId,
       url: input.url,
       description: input.description ?? null,
-      events: JSON.stringify(input.events),
-      site_ids: siteIds === null ? null : JSON.stringify(siteIds),
-      enabled: true,
-      secret: seal(this.parts.ring, secret),
-      previous_secret: null,
-      previous_secret_until: null,
-      consecutive_failures: 0,
-      failing_since: null,
-      disabled_at: null,
-      disabled_reason: null,
-      paused_until: null,
-      created_at: at,
-      updated_at: at,
-    };
+      events: input.events,
+      siteIds,
+      sealedSecret: seal(this.parts.ring, secret),
+      at: this.now(),
+    });
     await this.store.transaction(async (tx) => {
       // Two creates at once cannot both pass the count (SQLite serializes writers already).
       await tx.workspaces.lock(principal.workspaceId, tx.client);
@@ -224,3 +213,34 @@ const endpointLimit = () =>
       "delete one (or add its events to another) first",
     { reason: "endpoint_limit", limit: MAX_ENDPOINTS_PER_WORKSPACE },
   );
+
+/** The row of a new endpoint: enabled, with no failures, its one secret given sealed. */
+export function newEndpointRow(fields: {
+  workspaceId: string;
+  url: string;
+  description: string | null;
+  events: readonly string[];
+  siteIds: readonly string[] | null;
+  sealedSecret: string;
+  at: number;
+}): WebhookEndpointRow {
+  return {
+    id: newId("wh"),
+    workspace_id: fields.workspaceId,
+    url: fields.url,
+    description: fields.description,
+    events: JSON.stringify(fields.events),
+    site_ids: fields.siteIds === null ? null : JSON.stringify(fields.siteIds),
+    enabled: true,
+    secret: fields.sealedSecret,
+    previous_secret: null,
+    previous_secret_until: null,
+    consecutive_failures: 0,
+    failing_since: null,
+    disabled_at: null,
+    disabled_reason: null,
+    paused_until: null,
+    created_at: fields.at,
+    updated_at: fields.at,
+  };
+}

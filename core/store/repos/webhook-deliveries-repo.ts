@@ -89,7 +89,7 @@ export class WebhookDeliveriesRepo {
    * Heads of queues due at `now` and not leased: pending, due, of an enabled endpoint that asked
    * for no pause, with no older due delivery of the same endpoint and site. Oldest first.
    */
-  async dueHeads(now: number, limit: number, skip: readonly string[] = []): Promise<DeliveryRow[]> {
+  async dueHeads(now: number, limit: number): Promise<DeliveryRow[]> {
     const rows = await this.knex<DeliveryRow>("webhook_deliveries as d")
       .join("webhook_endpoints as e", "e.id", "d.endpoint_id")
       .where("d.status", "pending")
@@ -97,7 +97,6 @@ export class WebhookDeliveriesRepo {
       .andWhere((q) => q.whereNull("d.lease_until").orWhere("d.lease_until", "<", now))
       .andWhere("e.enabled", true)
       .andWhere((q) => q.whereNull("e.paused_until").orWhere("e.paused_until", "<=", now))
-      .whereNotIn("d.id", [...skip])
       .whereNotExists((q) =>
         q
           .select(this.knex.raw("1"))
