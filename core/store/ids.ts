@@ -33,7 +33,8 @@ export type IdPrefix =
   | "udr"
   | "ws"
   | "usr"
-  | "req";
+  | "req"
+  | "crawl";
 
 /** A prefixed, time-sortable id (DECISIONS.md): `site_01jd…`, lower case so it is a valid site_id. */
 export function newId(prefix: IdPrefix): string {

@@ -5,9 +5,11 @@
 import type { Knex } from "knex";
 import type { Database } from "./database.ts";
 import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
+import { CrawlsRepo } from "./repos/crawls-repo.ts";
 import { EventsRepo } from "./repos/events-repo.ts";
 import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
+import { SiteIntelligenceRepo } from "./repos/site-intelligence-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
@@ -24,6 +26,8 @@ export class Store {
   readonly webhookEndpoints: WebhookEndpointsRepo;
   readonly webhookDeliveries: WebhookDeliveriesRepo;
   readonly webhookHealth: WebhookHealthRepo;
+  readonly crawls: CrawlsRepo;
+  readonly siteIntelligence: SiteIntelligenceRepo;
 
   constructor(
     readonly db: Database,
@@ -38,6 +42,8 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);
     this.webhookHealth = new WebhookHealthRepo(executor);
+    this.crawls = new CrawlsRepo(executor, db.client);
+    this.siteIntelligence = new SiteIntelligenceRepo(executor);
   }
 
   get client() {

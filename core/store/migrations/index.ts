@@ -10,6 +10,7 @@ import * as m004 from "./004-hardening.ts";
 import * as m005 from "./005-workspace-contact.ts";
 import * as m006 from "./006-jobs.ts";
 import * as m007 from "./007-webhooks.ts";
+import * as m008 from "./008-intelligence.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "005-workspace-contact": m005,
   "006-jobs": m006,
   "007-webhooks": m007,
+  "008-intelligence": m008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
