@@ -9,6 +9,8 @@ import pino, { type DestinationStream, type Logger } from "pino";
 import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
+import { pluginNetwork } from "./host/plugin-network.ts";
+import { CrawlService } from "./intelligence/crawl-service.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
@@ -175,6 +177,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   webhookDispatcher: WebhookDispatcher;
   /** Test events, the delivery log and redelivery. */
   webhookDeliveries: WebhookDeliveryService;
+  /** Crawls of sites: queued, run as jobs (once the service attaches its runner), listed. */
+  crawls: CrawlService;
   /**
    * Stores every pending event, then closes the mailer (after the mails under way), the site
    * cache, plugins, Redis and the store.
@@ -225,6 +229,24 @@ export async function composeParts(
       if (bused.kind === "service") dispatcher.wake();
     });
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
+    // The crawler's own connections, under the same policy as every outbound request.
+    const crawlNetwork = pluginNetwork(outbound);
+    closers.push(async () => crawlNetwork.close?.());
+    const crawls = new CrawlService({
+      store,
+      sites,
+      request: crawlNetwork.request,
+      settings,
+      logger,
+      intelligence: {
+        crawled: (siteId) => store.siteIntelligence.invalidate(siteId, Date.now()),
+        invalidate: (siteId) => store.siteIntelligence.invalidate(siteId, Date.now()),
+      },
+    });
+    // A site changed anywhere may have queued a crawl with it: its job is made at once.
+    channel.subscribe(() => crawls.wake());
+    // Stopped first on close: crawls under way are given back before anything closes.
+    closers.push(() => crawls.stop());
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
     });
@@ -265,6 +287,7 @@ export async function composeParts(
         events,
         wake: () => dispatcher.wake(),
       }),
+      crawls,
       close: closeAll,
     };
     return parts;

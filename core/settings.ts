@@ -113,6 +113,12 @@ export interface Settings {
    * Off, it still queues jobs, for the instances that run it.
    */
   jobs: boolean;
+  /**
+   * The site crawler: the contact URL its user agent names (SITEVOICE_CRAWLER_CONTACT_URL,
+   * PUBLIC_BASE_URL's `/crawler` by default) and the pages a crawl reads at most
+   * (SITEVOICE_CRAWL_MAX_PAGES, 500).
+   */
+  crawler: { contactUrl: string; maxPages: number };
 }
 
 /** MAIL_FROM when unset: fine for the log mailer; a real relay wants an address of your domain. */
@@ -120,6 +126,15 @@ export const DEFAULT_MAIL_FROM = "Sitevoice <no-reply@localhost>";
 
 const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const PLANS: Plan[] = ["free", "starter", "pro", "business", "enterprise"];
+
+/** SITEVOICE_CRAWL_MAX_PAGES: 500 by default, at most 10,000 (a crawl must end in hours). */
+function parseCrawlPages(raw: string | undefined): number {
+  const pages = parseCount("SITEVOICE_CRAWL_MAX_PAGES", raw, 500);
+  if (pages > 10_000) {
+    throw new SettingsError("SITEVOICE_CRAWL_MAX_PAGES", `must be at most 10000 (got "${raw}")`);
+  }
+  return pages;
+}
 
 /** Reads settings from `env` (default `process.env`); throws SettingsError on the first bad one. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Settings> {
@@ -149,6 +164,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
   const sitesDir = env.SITEVOICE_SITES_DIR === undefined ? "sites" : value("SITEVOICE_SITES_DIR");
   const smtpUrl = value("SMTP_URL");
   const ownerEmail = value("SITEVOICE_OWNER_EMAIL");
+  const publicBaseUrl = parseUrl(
+    "PUBLIC_BASE_URL",
+    value("PUBLIC_BASE_URL") ?? `http://localhost:${port}`,
+    ["http:", "https:"],
+  ).replace(/\/+$/, "");
   const settings: Settings = {
     port,
     host: value("HOST") ?? "0.0.0.0",
@@ -162,11 +182,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       .filter((key) => key !== "")
       .map((key) => parseMasterKey(key, "SITEVOICE_OLD_MASTER_KEYS")),
     logLevel: oneOf("LOG_LEVEL", value("LOG_LEVEL") ?? "info", LOG_LEVELS),
-    publicBaseUrl: parseUrl(
-      "PUBLIC_BASE_URL",
-      value("PUBLIC_BASE_URL") ?? `http://localhost:${port}`,
-      ["http:", "https:"],
-    ).replace(/\/+$/, ""),
+    publicBaseUrl,
     plugins,
     pluginConfig: pluginConfig === undefined ? {} : parsePluginConfig(pluginConfig),
     sitesDir: sitesDir === undefined ? undefined : path.resolve(sitesDir),
@@ -209,6 +225,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
         ? undefined
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
     jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
+    crawler: {
+      // In normal form: it goes into a User-Agent header, where a raw space would end it.
+      contactUrl: new URL(
+        parseUrl(
+          "SITEVOICE_CRAWLER_CONTACT_URL",
+          value("SITEVOICE_CRAWLER_CONTACT_URL") ?? `${publicBaseUrl}/crawler`,
+          ["http:", "https:"],
+        ),
+      ).href,
+      maxPages: parseCrawlPages(value("SITEVOICE_CRAWL_MAX_PAGES")),
+    },
   };
   return Object.freeze(settings);
 }

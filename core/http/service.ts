@@ -8,6 +8,7 @@ import { createApp } from "./app.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
 import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";
+import { CRAWL_DISPATCH_JOB, CRAWL_PLAN_JOB } from "../intelligence/crawl-jobs.ts";
 import { jobDefinitions } from "../jobs/job-definitions.ts";
 import { startJobs, type Jobs } from "../jobs/jobs.ts";
 import type { Settings } from "../settings.ts";
@@ -90,9 +91,17 @@ export async function startService(
     }
     // The webhook outbox is sent wherever jobs run (SITEVOICE_JOBS).
     if (settings.jobs) parts.webhookDispatcher.start();
+    parts.crawls.attach(jobs);
+    if (settings.jobs) {
+      // The nightly crawls planned and the queued crawls given jobs now, not an interval later.
+      await jobs.now(CRAWL_PLAN_JOB);
+      await jobs.now(CRAWL_DISPATCH_JOB);
+    }
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // Crawls under way are given back first, so the jobs' stop does not wait for them.
+        await parts.crawls.stop();
         await jobs.stop();
         await parts.webhookDispatcher.stop();
         await drain();

@@ -5,6 +5,12 @@
  * it needs of the service's parts, so the runner knows none of them.
  */
 import type { ServiceParts } from "../compose.ts";
+import {
+  crawlDispatchJob,
+  crawlPlanJob,
+  crawlRunJob,
+  nightlyCrawlJob,
+} from "../intelligence/crawl-jobs.ts";
 import { webhookPruneJob } from "../webhooks/prune-job.ts";
 import { widgetSweepJob } from "../widget/sweeper.ts";
 import type { JobDefinition } from "./job-definition.ts";
@@ -12,4 +18,8 @@ import type { JobDefinition } from "./job-definition.ts";
 export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   widgetSweepJob,
   webhookPruneJob,
+  crawlRunJob,
+  crawlDispatchJob,
+  nightlyCrawlJob,
+  crawlPlanJob,
 ];

@@ -13,7 +13,7 @@ import type { Settings } from "../settings.ts";
 import type { Store } from "../store/store.ts";
 import { openJobsBackend } from "./backends.ts";
 import { GuardedRepository } from "./guarded-repository.ts";
-import { MINUTE, type JobDefinition } from "./job-definition.ts";
+import { MINUTE, type JobDefinition, type JobSchedule } from "./job-definition.ts";
 
 /** What the runner itself needs of the service's parts. */
 export interface JobsParts {
@@ -39,11 +39,31 @@ export interface Jobs {
   /** Queues a run of `name` at `when`; the job's id. */
   schedule(when: Date, name: string, data?: unknown): Promise<string>;
   /**
+   * Makes `name` repeat for one subject, `data.key` (a site's own nightly job): the one job of
+   * that name and key, made or changed to `schedule`. Its first run is the schedule's next.
+   */
+  repeatFor(
+    name: string,
+    key: string,
+    data: Record<string, unknown>,
+    schedule: JobSchedule,
+  ): Promise<void>;
+  /** The repeating jobs of `name` made by repeatFor: each one's data and schedule. */
+  repeating(name: string): Promise<RepeatingJob[]>;
+  /** Removes the jobs of `name` for `data.key` (a subject that is gone); how many. */
+  cancelFor(name: string, key: string): Promise<number>;
+  /**
    * Stops gracefully: no run starts any more, the jobs this instance locked but had not started
    * are released for the others, and the runs under way are waited for (up to `stopTimeoutMs`);
    * then the backend's own connections close. The store stays open.
    */
   stop(): Promise<void>;
+}
+
+/** A repeating job as `repeating` lists it. */
+export interface RepeatingJob {
+  data: Record<string, unknown>;
+  schedule: JobSchedule | undefined;
 }
 
 const DEFAULT_LOCK_LIFETIME_MS = 10 * MINUTE;
@@ -143,6 +163,25 @@ export async function startJobs<Parts extends JobsParts>(
       known(name);
       return String((await agenda.schedule(when, name, data)).attrs._id);
     },
+    async repeatFor(name, key, data, schedule) {
+      known(name);
+      const job = agenda.create(name, { ...data, key }).unique({ name, "data.key": key });
+      if ("everyMs" in schedule) job.repeatEvery(schedule.everyMs, { skipImmediate: true });
+      else job.repeatEvery(schedule.cron, { timezone: schedule.timeZone, skipImmediate: true });
+      await job.save();
+    },
+    async repeating(name) {
+      known(name);
+      const found = await agenda.queryJobs({ name });
+      return found.jobs.map((job) => ({
+        data: (job.data ?? {}) as Record<string, unknown>,
+        schedule: scheduleOf(job.repeatInterval, job.repeatTimezone),
+      }));
+    },
+    async cancelFor(name, key) {
+      known(name);
+      return agenda.cancel({ name, data: { key } });
+    },
     stop: () =>
       (stopped ??= (async () => {
         repository.stop();
@@ -157,6 +196,16 @@ export async function startJobs<Parts extends JobsParts>(
         await close();
       })()),
   };
+}
+
+/** A stored repeat as a JobSchedule (a number of milliseconds, or cron text and its zone). */
+function scheduleOf(
+  interval: string | number | undefined,
+  timeZone: string | null | undefined,
+): JobSchedule | undefined {
+  if (interval === undefined || interval === null || interval === "") return undefined;
+  if (typeof interval === "number" || /^\d+$/.test(interval)) return { everyMs: Number(interval) };
+  return { cron: interval, timeZone: timeZone ?? "UTC" };
 }
 
 /** Waits until `done()` (checked every 10 ms: a run's next write follows in the same tick). */

@@ -9,6 +9,7 @@ import { actorOf } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import { newId } from "../store/ids.ts";
+import { newCrawlRow } from "../store/repos/crawls-repo.ts";
 import type { SiteRow } from "../store/repos/sites-repo.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
@@ -62,6 +63,8 @@ export class SiteWriter {
         await tx.sites.insert(row);
         await claimDomains(tx, principal.workspaceId, site);
         await tx.sites.insertVersion(this.parts.codec.versionRow(row, source, principal));
+        // Its first crawl, queued with it: the crawl jobs take it from the store.
+        await tx.crawls.queue(newCrawlRow(siteId, "created", at));
       });
     } catch (error) {
       throw isUniqueViolation(error) ? duplicateSiteId(siteId) : error;
@@ -99,6 +102,10 @@ export class SiteWriter {
         await assertDomainsFree(tx, principal.workspaceId, site);
         await claimDomains(tx, principal.workspaceId, site);
         await tx.sites.insertVersion(codec.versionRow(updated, source, principal));
+        // A new domain is a new site to crawl (a crawl already queued reads the new one).
+        if (site.domain !== current.domain) {
+          await tx.crawls.queue(newCrawlRow(siteId, "domain_change", updated.updated_at));
+        }
         return true;
       });
       if (written) {

@@ -6,6 +6,7 @@
  */
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
+import { newId } from "../ids.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
 export type CrawlTrigger = "created" | "domain_change" | "nightly" | "refresh";
@@ -152,12 +153,15 @@ export class CrawlsRepo {
     return (rows as CrawlRow[]).map(crawlRow);
   }
 
-  /** Queued crawls no job was made for yet, oldest first. */
-  async undispatched(limit: number): Promise<CrawlRow[]> {
+  /**
+   * Crawls that need a job: queued ones no job was made for yet, and running ones whose lease
+   * ran out (their instance died, and its job may be gone); oldest first.
+   */
+  async undispatched(now: number, limit: number): Promise<CrawlRow[]> {
     const rows = await this.knex("crawls")
       .select(SUMMARY_COLUMNS)
-      .where({ status: "queued" })
-      .whereNull("dispatched_at")
+      .where((q) => q.where({ status: "queued" }).whereNull("dispatched_at"))
+      .orWhere((q) => q.where({ status: "running" }).andWhere("lease_until", "<", now))
       .orderBy("created_at")
       .limit(limit);
     return (rows as CrawlRow[]).map(crawlRow);
@@ -216,4 +220,26 @@ export class CrawlsRepo {
       lease_until: null,
     });
   }
+}
+
+/** A new queued crawl of `siteId`. */
+export function newCrawlRow(siteId: string, trigger: CrawlTrigger, now: number): CrawlRow {
+  return {
+    id: newId("crawl"),
+    site_id: siteId,
+    trigger,
+    status: "queued",
+    active_site_id: siteId,
+    domain: null,
+    created_at: now,
+    dispatched_at: null,
+    started_at: null,
+    finished_at: null,
+    lease_owner: null,
+    lease_until: null,
+    attempts: 0,
+    page_count: 0,
+    pages: null,
+    errors: null,
+  };
 }

@@ -134,6 +134,15 @@ export class SitesRepo {
     return (await this.knex("sites").where({ site_id: siteId }).delete()) > 0;
   }
 
+  /** Every site's id and time zone (read from its config, no secret opened). */
+  async timeZones(): Promise<{ site_id: string; timezone: string | undefined }[]> {
+    const rows = await this.knex<SiteRow>("sites").select("site_id", "config");
+    return rows.map((row) => ({
+      site_id: row.site_id,
+      timezone: (JSON.parse(row.config) as { timezone?: string }).timezone,
+    }));
+  }
+
   /** Every site id, for store-wide maintenance such as re-sealing secrets. */
   async allIds(): Promise<string[]> {
     return (
