@@ -115,6 +115,14 @@ for (const target of databaseTargets) {
       expect(await service.crawls.run(queued.id)).to.equal(undefined);
     });
 
+    it("serves the page the crawler's user agent points to, without a key", async () => {
+      const answer = await request(service.url).get("/crawler");
+      expect(answer.status).to.equal(200);
+      expect(answer.headers["content-type"]).to.match(/^text\/html/);
+      expect(answer.text).to.include("Sitevoice-Crawler/0.1.0");
+      expect(answer.text).to.include("User-agent: Sitevoice-Crawler\nDisallow: /");
+    });
+
     it("answers a refresh with 202 and the crawl under way, the same one until it ends", async () => {
       const siteId = await createSite();
       const first = await api("post", `/v1/sites/${siteId}/refresh`);

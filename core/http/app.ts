@@ -6,6 +6,7 @@ import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import { optionsHandler } from "./options-handler.ts";
 import { requestContext } from "./request-context.ts";
 import { requestLog } from "./request-log.ts";
+import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
@@ -31,6 +32,7 @@ export function createApp(parts: AppParts): Express {
 
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));
+  app.use(crawlerPageRoutes());
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(SITES_PATH, crawlsRoutes(parts.crawls, requireKey));
   app.use(leadsRoutes(parts, requireKey));

@@ -60,11 +60,13 @@ export async function planNightlyCrawls(
   }
   for (const { site_id: siteId, timezone } of sites) {
     const wanted = nightlySchedule(siteId, timezone);
-    const had = existing.get(siteId);
+    const had = existing.has(siteId);
+    const schedule = existing.get(siteId);
     existing.delete(siteId);
-    if (sameSchedule(had, wanted)) continue;
+    if (had && sameSchedule(schedule, wanted)) continue;
+    if (had) await jobs.cancelFor(NIGHTLY_CRAWL_JOB, siteId);
     await jobs.repeatFor(NIGHTLY_CRAWL_JOB, siteId, { site_id: siteId }, wanted);
-    counts[had === undefined ? "made" : "moved"] += 1;
+    counts[had ? "moved" : "made"] += 1;
   }
   for (const gone of existing.keys()) {
     counts.removed += await jobs.cancelFor(NIGHTLY_CRAWL_JOB, gone);

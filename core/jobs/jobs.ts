@@ -39,8 +39,9 @@ export interface Jobs {
   /** Queues a run of `name` at `when`; the job's id. */
   schedule(when: Date, name: string, data?: unknown): Promise<string>;
   /**
-   * Makes `name` repeat for one subject, `data.key` (a site's own nightly job): the one job of
-   * that name and key, made or changed to `schedule`. Its first run is the schedule's next.
+   * Adds a job of `name` repeating for one subject, `data.key` (a site's own nightly job), its
+   * first run the schedule's next. A plain insert, so that planning thousands stays linear: the
+   * caller removes the subject's old job first (`cancelFor`) and any second one a race made.
    */
   repeatFor(
     name: string,
@@ -165,7 +166,7 @@ export async function startJobs<Parts extends JobsParts>(
     },
     async repeatFor(name, key, data, schedule) {
       known(name);
-      const job = agenda.create(name, { ...data, key }).unique({ name, "data.key": key });
+      const job = agenda.create(name, { ...data, key });
       if ("everyMs" in schedule) job.repeatEvery(schedule.everyMs, { skipImmediate: true });
       else job.repeatEvery(schedule.cron, { timezone: schedule.timeZone, skipImmediate: true });
       await job.save();
