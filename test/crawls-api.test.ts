@@ -146,6 +146,26 @@ for (const target of databaseTargets) {
       expect(listed[0].trigger).to.equal("refresh");
     });
 
+    it("answers the 21st refresh of a site in an hour with 429, a stranger's taking none", async () => {
+      const siteId = await createSite();
+      const stranger = await service.key(await service.workspace());
+      for (let i = 0; i < 5; i++) {
+        expect((await api("post", `/v1/sites/${siteId}/refresh`, stranger)).status).to.equal(404);
+      }
+      for (let i = 0; i < 20; i++) {
+        const admitted = await api("post", `/v1/sites/${siteId}/refresh`);
+        expect(admitted.status, `refresh ${i + 1}`).to.equal(202);
+        expect(admitted.headers["ratelimit-remaining"]).to.equal(String(19 - i));
+      }
+      const refused = await api("post", `/v1/sites/${siteId}/refresh`);
+      expect(refused.status).to.equal(429);
+      expect(refused.body.error.code).to.equal("rate_limited");
+      expect(Number(refused.headers["retry-after"])).to.be.within(1, 3600);
+      // Another site of the workspace has its own budget.
+      const otherSite = await createSite(other.domain);
+      expect((await api("post", `/v1/sites/${otherSite}/refresh`)).status).to.equal(202);
+    });
+
     it("gives concurrent refreshes one crawl", async () => {
       const siteId = await createSite();
       await service.crawls.run((await crawlsOf(siteId)).body.data[0].id);

@@ -34,7 +34,7 @@ export function createApp(parts: AppParts): Express {
   app.use(healthRoutes(parts.store, parts.plugins));
   app.use(crawlerPageRoutes());
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
-  app.use(SITES_PATH, crawlsRoutes(parts.crawls, requireKey));
+  app.use(SITES_PATH, crawlsRoutes(parts.crawls, parts.limiters, requireKey));
   app.use(leadsRoutes(parts, requireKey));
   app.use(webhookDeliveriesRoutes(parts, requireKey));
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));

@@ -108,12 +108,17 @@ export class CrawlService {
     return crawl;
   }
 
-  /** `POST /v1/sites/:id/refresh`: the crawl queued (or already under way) for the site. */
+  /**
+   * `POST /v1/sites/:id/refresh`: the crawl queued (or already under way) for the site.
+   * `admit` runs once the site is known to be the principal's (the route's rate limit).
+   */
   async refresh(
     principal: Principal,
     siteId: string,
+    admit: () => Promise<void> = async () => {},
   ): Promise<{ crawl_id: string; status: string }> {
     await this.parts.sites.assertOwned(principal, siteId);
+    await admit();
     const crawl = await this.queue(siteId, "refresh");
     await this.parts.intelligence.invalidate(siteId);
     return { crawl_id: crawl.id, status: crawl.status };
