@@ -1,8 +1,10 @@
 /**
- * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`), or all
- * of them. `events` (events.ts) is of another kind: the service alone, on SQLite and then on
- * PostgreSQL, measuring signed event ingestion and checking that no acknowledged event is lost;
- * it reads its own settings too (BENCH_EVENTS_*) and makes its own report. What follows is the
+ * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`,
+ * `crawl`), or all of them. `events` (events.ts) is of another kind: the service alone, on SQLite
+ * and then on PostgreSQL, measuring signed event ingestion and checking that no acknowledged
+ * event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes its own report. So is
+ * `crawl` (crawl.ts): the site crawler against a local site, by sitemap and by links, next to a
+ * plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS). What follows is the
  * three-sided kind.
  *
  * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
@@ -21,6 +23,7 @@
  */
 import os from "node:os";
 import { installCleanup, makeTempDir, removeTempDir } from "./cleanup.ts";
+import { benchCrawl } from "./crawl.ts";
 import { benchEvents } from "./events.ts";
 import { prepareQuery } from "./query.ts";
 import { failures, markdown, summarize } from "./report.ts";
@@ -39,7 +42,12 @@ const benchmarks: Record<string, (settings: BenchSettings, dir: string) => Promi
 const standalone: Record<string, (settings: BenchSettings, json: boolean) => Promise<boolean>> = {
   /** Signed POST /v1/:siteId/analytics/event on SQLite and PostgreSQL, zero loss checked. */
   events: benchEvents,
+  /** The site crawler, by sitemap and by links, against a fetch loop of the same pages. */
+  crawl: benchCrawl,
 };
+
+/** Benchmarks that make their own requests: they run without wrk installed. */
+const withoutWrk = new Set(["crawl"]);
 
 /** Exits 2 with `message`: a usage error, before anything started. */
 function usage(message: string): never {
@@ -87,7 +95,10 @@ async function main() {
   if (unknown.length > 0) {
     usage(`unknown benchmark ${unknown.join(", ")}; choose from ${known.join(", ")}`);
   }
-  if (!hasWrk()) usage("wrk is not installed; the benchmarks need it: apt-get install wrk");
+  const selected = names.length > 0 ? names : known;
+  if (selected.some((name) => !withoutWrk.has(name)) && !hasWrk()) {
+    usage("wrk is not installed; the benchmarks need it: apt-get install wrk");
+  }
   const settings: BenchSettings = {
     seconds: setting("BENCH_SECONDS", 10),
     warmupSeconds: setting("BENCH_WARMUP_SECONDS", 3),
@@ -97,7 +108,7 @@ async function main() {
   };
   installCleanup();
   let ok = true;
-  for (const name of names.length > 0 ? names : known) {
+  for (const name of selected) {
     ok = (await bench(name, settings, json)) && ok;
   }
   process.exitCode = ok ? 0 : 1;
