@@ -121,6 +121,17 @@ describe("crawler: a site from its sitemaps or its links", function () {
     expect(linked.fetched).to.equal(5);
   });
 
+  it("counts only the pages it may read against maxPages, by links as by sitemap", async () => {
+    const rules = ["Disallow: /about", "Disallow: /loop-a", "Disallow: /missing", "Disallow: /b"];
+    const listed = await crawl({ robotsRules: rules }, { maxPages: 3 });
+    expect(listed.pages).to.deep.equal([home(), menu(), events()]);
+    await network.close?.();
+    await site.close();
+    const linked = await crawl({ sitemaps: false, robotsRules: rules }, { maxPages: 3 });
+    expect(linked.pages).to.deep.equal([home(), menu(), events()]);
+    expect(site.requested).not.to.include("/about");
+  });
+
   it("follows links at most maxDepth deep", async () => {
     const one = await crawl({ sitemaps: false }, { maxDepth: 1 });
     expect(one.pages).to.deep.equal([home(), about(), menu(), events()]);

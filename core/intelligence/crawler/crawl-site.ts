@@ -133,20 +133,25 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
 
   // No sitemap: the links of `/`, level by level, so the order is the same on every run.
   const home = `${origin}/`;
-  const scheduled = new Set<string>([home]);
+  // Every URL met once; only those it may read are asked for, and count against maxPages.
+  const met = new Set<string>([home]);
   let level = allowed(home) ? [home] : [];
+  let asked = level.length;
   for (let depth = 0; level.length > 0; depth++) {
     const next: string[] = [];
     for (const read of await readPages(crawl, level, perHost, refusal)) {
       if (read === undefined) continue;
       keep(read.page);
-      scheduled.add(read.page.url);
+      met.add(read.page.url);
       if (depth >= maxDepth) continue;
       for (const link of read.links) {
+        if (asked >= maxPages) break;
         const url = pageUrl(link, link, origin);
-        if (url === undefined || scheduled.has(url) || scheduled.size >= maxPages) continue;
-        scheduled.add(url);
-        if (allowed(url)) next.push(url);
+        if (url === undefined || met.has(url)) continue;
+        met.add(url);
+        if (!allowed(url)) continue;
+        next.push(url);
+        asked += 1;
       }
     }
     level = next;
