@@ -11,6 +11,7 @@ import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
+import { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
@@ -23,6 +24,7 @@ import { siteChangeChannel } from "./sites/site-change-channels.ts";
 import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { migrate, openDatabase } from "./store/database.ts";
+import { newId } from "./store/ids.ts";
 import { Store } from "./store/store.ts";
 import { SessionService } from "./widget/session-service.ts";
 import { TokenService } from "./widget/token-service.ts";
@@ -167,6 +169,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
+  /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
+  intelligence: SiteIntelligenceService;
   /** The workspace's webhook endpoints, as the API manages them. */
   webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
@@ -228,6 +232,16 @@ export async function composeParts(
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
     });
+    const intelligence = new SiteIntelligenceService({
+      store,
+      plugins: installed.plugins,
+      templates: installed.templates,
+      logger,
+      sites,
+      queueFirstCrawl: (siteId) => queueFirstCrawl(store, siteId),
+    });
+    // Its background regenerations end before the plugins and the store close.
+    closers.push(() => intelligence.idle());
     const parts: ServiceParts = {
       ...installed,
       settings,
@@ -248,10 +262,12 @@ export async function composeParts(
         settings,
         logger,
         templates: installed.templates,
+        intelligence,
       }),
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      intelligence,
       webhooks: new WebhookEndpointService({
         store,
         ring,
@@ -272,4 +288,26 @@ export async function composeParts(
     await closeAll();
     throw error;
   }
+}
+
+/** A site's first crawl, queued directly in the store (`trigger: "created"`) for whoever runs crawls. */
+async function queueFirstCrawl(store: Store, siteId: string): Promise<void> {
+  await store.crawls.queue({
+    id: newId("crawl"),
+    site_id: siteId,
+    trigger: "created",
+    status: "queued",
+    active_site_id: siteId,
+    domain: null,
+    created_at: Date.now(),
+    dispatched_at: null,
+    started_at: null,
+    finished_at: null,
+    lease_owner: null,
+    lease_until: null,
+    attempts: 0,
+    page_count: 0,
+    pages: null,
+    errors: null,
+  });
 }
