@@ -72,6 +72,7 @@ for (const target of databaseTargets) {
           "005-workspace-contact",
           "006-jobs",
           "007-webhooks",
+          "008-intelligence",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });
