@@ -13,6 +13,7 @@ import { pluginNetwork } from "./host/plugin-network.ts";
 import { CrawlService } from "./intelligence/crawl-service.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
+import { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
@@ -169,6 +170,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
+  /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
+  intelligence: SiteIntelligenceService;
   /** The workspace's webhook endpoints, as the API manages them. */
   webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
@@ -229,6 +232,20 @@ export async function composeParts(
       if (bused.kind === "service") dispatcher.wake();
     });
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
+    const sessions = new SessionService(store, ring, Date.now, {
+      maxHeld: settings.caches.sessions,
+    });
+    const intelligence = new SiteIntelligenceService({
+      store,
+      plugins: installed.plugins,
+      templates: installed.templates,
+      logger,
+      sites,
+      // A site never crawled (made before crawls existed) gets its first crawl when asked about.
+      queueFirstCrawl: async (siteId) => void (await crawls.queue(siteId, "created")),
+    });
+    // Its background regenerations end before the plugins and the store close.
+    closers.push(() => intelligence.idle());
     // The crawler's own connections, under the same policy as every outbound request.
     const crawlNetwork = pluginNetwork(outbound);
     closers.push(async () => crawlNetwork.close?.());
@@ -238,18 +255,12 @@ export async function composeParts(
       request: crawlNetwork.request,
       settings,
       logger,
-      intelligence: {
-        crawled: (siteId) => store.siteIntelligence.invalidate(siteId, Date.now()),
-        invalidate: (siteId) => store.siteIntelligence.invalidate(siteId, Date.now()),
-      },
+      intelligence,
     });
     // A site changed anywhere may have queued a crawl with it: its job is made at once.
     channel.subscribe(() => crawls.wake());
     // Stopped first on close: crawls under way are given back before anything closes.
     closers.push(() => crawls.stop());
-    const sessions = new SessionService(store, ring, Date.now, {
-      maxHeld: settings.caches.sessions,
-    });
     const parts: ServiceParts = {
       ...installed,
       settings,
@@ -270,10 +281,12 @@ export async function composeParts(
         settings,
         logger,
         templates: installed.templates,
+        intelligence,
       }),
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      intelligence,
       webhooks: new WebhookEndpointService({
         store,
         ring,

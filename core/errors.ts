@@ -155,4 +155,11 @@ export const errors = {
     new ServiceError("internal_error", "Internal server error", { cause }),
   serviceUnavailable: (message: string, cause?: unknown) =>
     new ServiceError("service_unavailable", message, { cause }),
+  /** The site's first crawl has not finished: what needs its pages cannot answer yet. */
+  crawlerUnavailable: (retryAfterSeconds: number) =>
+    new ServiceError(
+      "crawler_unavailable",
+      `The site's first crawl has not finished; retry in ${retryAfterSeconds} s`,
+      { details: { retry_after_seconds: retryAfterSeconds } },
+    ),
 };

@@ -113,6 +113,22 @@ for (const target of databaseTargets) {
       );
       // A crawl runs once: its job run again finds it ended.
       expect(await service.crawls.run(queued.id)).to.equal(undefined);
+
+      // Site intelligence serves what it found, the crawl's end having regenerated its row.
+      const known = await request(service.url)
+        .get(`/v1/${siteId}/site-intelligence`)
+        .set("Origin", fixture.origin);
+      expect(known.status, JSON.stringify(known.body)).to.equal(200);
+      const { site } = known.body.data;
+      expect(site.origin).to.equal(fixture.origin);
+      expect(site.totalPages).to.equal(5);
+      expect(site.pages[2]).to.deep.equal({
+        url: `${fixture.origin}/menu`,
+        title: "Menu & prices",
+        description: "Starters, mains and desserts.",
+        sectionIds: ["menu", "starters", "mains", "desserts", "sweet"],
+      });
+      expect(known.body.data.personality_prompt).to.include("Menu & prices");
     });
 
     it("serves the page the crawler's user agent points to, without a key", async () => {

@@ -1,7 +1,8 @@
 /**
  * What an error code means in HTTP: its status, and the headers some errors carry (Retry-After
- * and RateLimit-* for a rate limit, Allow for a method a path does not take). The domain throws ServiceErrors by
- * code; only the HTTP layer turns them into statuses.
+ * and RateLimit-* for a rate limit, Retry-After for a crawl not finished, Allow for a method a
+ * path does not take). The domain throws ServiceErrors by code; only the HTTP layer turns them
+ * into statuses.
  */
 import type { ErrorCode, ServiceError } from "../errors.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
@@ -40,6 +41,9 @@ export function errorHeaders(error: ServiceError): Record<string, string> {
     const state =
       typeof limit === "number" ? { limit, remaining: 0, resetSeconds: retryAfter } : undefined;
     return { "Retry-After": String(retryAfter), ...(state && rateLimitHeaders(state)) };
+  }
+  if (error.code === "crawler_unavailable" && typeof retryAfter === "number") {
+    return { "Retry-After": String(retryAfter) };
   }
   if (error.code === "method_not_allowed" && Array.isArray(allow)) {
     return { Allow: allow.join(", ") };

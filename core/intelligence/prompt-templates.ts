@@ -67,6 +67,13 @@ export interface PromptData {
   pronunciations: { word: string; say: string }[];
   collections: { name: string; description: string }[];
   lead_capture: { enabled: boolean; fields: string[]; fields_text: string };
+  /**
+   * Pages of the site's latest crawl (prompt.ts picks and caps them): the title (empty when the
+   * page has none), the path and query, the description (empty when none). Empty without a crawl.
+   */
+  pages: { title: string; path: string; description: string }[];
+  /** How many crawled pages the list leaves out (over the cap or the character budget). */
+  pages_more: number;
 }
 
 /** Loaded and compiled templates, ready for `buildPersonalityPrompt`. */
@@ -93,7 +100,7 @@ const filesCache = new Map<string, TemplateFiles>();
  * - `templates.base` replaces the layout; `templates["industries/<name>"]` adds or replaces the
  *   template of industry `<name>`. Any other template name is refused.
  * - `partials.<name>` adds or replaces `{{> <name>}}` (the built-in ones are the files of
- *   `partials/`: tools, pronunciations, hard-rules). `industry` is reserved for the site's
+ *   `partials/`: tools, pages, pronunciations, hard-rules). `industry` is reserved for the site's
  *   industry template.
  * - `helpers.<name>` adds a helper to this set of templates only; Handlebars' own (`if`, `each`,
  *   …) cannot be replaced.

@@ -25,18 +25,23 @@ let defaultTemplates: PromptTemplates | undefined;
  */
 export function buildPersonalityPrompt(
   site: SiteConfig,
-  options: { now: Date; templates?: PromptTemplates },
+  options: { now: Date; templates?: PromptTemplates; pages?: readonly PromptPageSource[] },
 ): string {
   const templates = options.templates ?? (defaultTemplates ??= loadPromptTemplates());
-  const data = promptData(site, options.now);
+  const data = promptData(site, options.now, options.pages);
   if (!templates.industries.has(data.industry)) data.industry = FALLBACK_INDUSTRY;
   return tidy(templates.render(data.industry, data));
 }
 
-/** The data the templates see for `site` at `now`. */
-export function promptData(site: SiteConfig, now: Date): PromptData {
+/** The data the templates see for `site` at `now`, with the pages of its latest crawl. */
+export function promptData(
+  site: SiteConfig,
+  now: Date,
+  crawled: readonly PromptPageSource[] = [],
+): PromptData {
   const time = formatLocalTime(now, site.timezone);
   const fields = site.lead_capture?.fields ?? [];
+  const pages = promptPages(crawled);
   return {
     business_name: oneLine(site.business_name),
     business_description: paragraph(site.business_description),
@@ -59,8 +64,72 @@ export function promptData(site: SiteConfig, now: Date): PromptData {
       fields: [...fields],
       fields_text: listFormat.format(fields.map((f) => LEAD_FIELD_WORDS[f] ?? f)),
     },
+    pages: pages.listed,
+    pages_more: pages.more,
   };
 }
+
+/** A crawled page as the prompt takes it (a CrawledPage has these fields). */
+export interface PromptPageSource {
+  url: string;
+  title: string | null;
+  description: string | null;
+}
+
+/** The most pages the prompt lists, and the most characters their lines take together. */
+export const PROMPT_PAGES = { max: 50, budgetChars: 6_000, titleChars: 100, descriptionChars: 200 };
+
+/**
+ * The pages the prompt lists: shallow paths first (the home page, then the sections of the site),
+ * in crawl order within a depth, each value on one line and cut to its length, until the page cap
+ * or the character budget is reached; `more` counts the pages left out.
+ */
+function promptPages(crawled: readonly PromptPageSource[]): {
+  listed: PromptData["pages"];
+  more: number;
+} {
+  const candidates = crawled.flatMap((page, index) => {
+    const path = pathOf(page.url);
+    return path === undefined ? [] : [{ page, path, index, depth: depthOf(path) }];
+  });
+  candidates.sort((a, b) => a.depth - b.depth || a.index - b.index);
+  const listed: PromptData["pages"] = [];
+  let used = 0;
+  for (const { page, path } of candidates) {
+    if (listed.length === PROMPT_PAGES.max) break;
+    const entry = {
+      title: cut(oneLine(page.title ?? ""), PROMPT_PAGES.titleChars),
+      path: cut(oneLine(path), PROMPT_PAGES.titleChars),
+      description: cut(oneLine(page.description ?? ""), PROMPT_PAGES.descriptionChars),
+    };
+    const length = entry.title.length + entry.path.length + entry.description.length + 8;
+    if (used + length > PROMPT_PAGES.budgetChars) break;
+    used += length;
+    listed.push(entry);
+  }
+  return { listed, more: candidates.length - listed.length };
+}
+
+/** The path (and query) of a page's URL; undefined when it is not an http(s) URL. */
+function pathOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return undefined;
+  }
+}
+
+const depthOf = (path: string) =>
+  path
+    .split("?")[0]!
+    .split("/")
+    .filter((s) => s !== "").length;
+
+/** `text` cut to `max` characters, an ellipsis marking the cut. */
+const cut = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
 
 /** The prompt is in English, so lists read "a, b and c" and language names are English. */
 const listFormat = new Intl.ListFormat("en-GB", { type: "conjunction" });

@@ -1,6 +1,6 @@
 /**
  * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
- * "Widget endpoints"): config and token checked by Origin; query, analytics events, leads and
+ * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics events, leads and
  * transcripts by Origin plus the session's signature over the raw body. CORS answers only the
  * site's own origins. A query may instead carry an API key with `query:test` (the debug path).
  */
@@ -29,6 +29,7 @@ import type { LeadService } from "../leads/lead-service.ts";
 import type { TokenService } from "../widget/token-service.ts";
 import type { TranscriptService } from "../widget/transcript-service.ts";
 import type { UsageService } from "../widget/usage-service.ts";
+import type { SiteIntelligenceService } from "../intelligence/site-intelligence-service.ts";
 
 export interface WidgetRouteParts {
   sites: SiteService;
@@ -37,6 +38,7 @@ export interface WidgetRouteParts {
   usage: UsageService;
   leads: LeadService;
   transcripts: TranscriptService;
+  intelligence: Pick<SiteIntelligenceService, "answer">;
   plugins: PluginHost;
   limiters: RateLimiterFactory;
   logger: Logger;
@@ -52,6 +54,7 @@ const LIMITS = {
   events: { name: "widget-events", points: 600, durationSeconds: 60 },
   leads: { name: "widget-leads", points: 60, durationSeconds: 60 },
   transcripts: { name: "widget-transcripts", points: 120, durationSeconds: 60 },
+  intelligence: { name: "widget-site-intelligence", points: 120, durationSeconds: 60 },
 } as const;
 
 const WIDGET_PATHS = [
@@ -61,7 +64,11 @@ const WIDGET_PATHS = [
   "/v1/:siteId/analytics/event",
   "/v1/:siteId/leads",
   "/v1/:siteId/transcript",
+  "/v1/:siteId/site-intelligence",
 ];
+
+/** The widget paths read with GET; the others are POSTed. */
+const GET_PATH = /\/(config|site-intelligence)$/;
 
 /** The raw bytes of a signed body: the signature is checked before anything parses them. */
 const rawBody = express.raw({ type: () => true, limit: BODY_LIMIT_WIDGET });
@@ -98,7 +105,7 @@ export function widgetRoutes(
   router.options(WIDGET_PATHS, async (req, res) => {
     const target = await siteOf(req);
     requireOrigin(req, res, target.site);
-    answerPreflight(res, req.path.endsWith("/config") ? "GET" : "POST");
+    answerPreflight(res, GET_PATH.test(req.path) ? "GET" : "POST");
   });
 
   router.get("/v1/:siteId/config", async (req, res) => {
@@ -116,6 +123,13 @@ export function widgetRoutes(
       disabled_pages: site.disabled_pages,
       version: target.version,
     });
+  });
+
+  router.get("/v1/:siteId/site-intelligence", async (req, res) => {
+    const target = await siteOf(req);
+    requireOrigin(req, res, target.site);
+    await consumeLimit(limit.intelligence, target.site.site_id, res);
+    sendData(req, res, await parts.intelligence.answer(target));
   });
 
   router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {

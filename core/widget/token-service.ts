@@ -1,7 +1,7 @@
 /**
- * `POST /v1/:siteId/token`: a voice-provider session for the site (its prompt and tools) and a
- * widget session with its signing secret, the provider first, so a failing provider leaves no
- * session behind.
+ * `POST /v1/:siteId/token`: a voice-provider session for the site (its prompt with the pages of
+ * its latest crawl, and its tools, scroll_to taking the crawled section ids) and a widget session
+ * with its signing secret, the provider first, so a failing provider leaves no session behind.
  */
 import type { Logger } from "pino";
 import { errors } from "../errors.ts";
@@ -9,6 +9,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { buildPersonalityPrompt } from "../intelligence/prompt.ts";
 import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
+import type { SessionView } from "../intelligence/site-intelligence-types.ts";
 import type { Settings } from "../settings.ts";
 import type { PublicSite, SiteConfig } from "../sites/site-types.ts";
 import { messageOf } from "../util/message-of.ts";
@@ -27,6 +28,8 @@ export interface TokenServiceParts {
   settings: Pick<Readonly<Settings>, "voiceProvider" | "openai" | "pluginConfig">;
   logger: Logger;
   templates: PromptTemplates;
+  /** The latest crawl's pages and section ids (SiteIntelligenceService). */
+  intelligence: { sessionView(site: SiteConfig, pageUrl?: string): Promise<SessionView> };
   now?: () => number;
 }
 
@@ -40,7 +43,7 @@ export class TokenService {
   /** A provider session, then a widget session and its `session_start` usage event. */
   async token(target: PublicSite, visitor: Visitor, pageUrl?: string) {
     const { site } = target;
-    const voice = await this.providerSession(site);
+    const voice = await this.providerSession(site, await this.crawled(site, pageUrl));
     const { session, signingSecret } = await this.parts.sessions.create(
       { site_id: site.site_id, workspace_id: target.workspaceId },
       visitor,
@@ -61,7 +64,23 @@ export class TokenService {
     };
   }
 
-  private async providerSession(site: SiteConfig) {
+  /**
+   * The pages the session is told about and the sections scroll_to may name; none (the tool then
+   * takes any id, as before the crawler) when the crawl cannot be read: it never stops a session.
+   */
+  private async crawled(site: SiteConfig, pageUrl?: string): Promise<SessionView> {
+    try {
+      return await this.parts.intelligence.sessionView(site, pageUrl);
+    } catch (error) {
+      this.parts.logger.warn(
+        { err: error, site_id: site.site_id },
+        "crawled pages not read for a voice session",
+      );
+      return { pages: [], sectionIds: [] };
+    }
+  }
+
+  private async providerSession(site: SiteConfig, crawled: SessionView) {
     const { type, config } = voiceProviderConfig(this.parts.settings);
     if (this.parts.plugins.find("voice-provider", type) === undefined) {
       throw errors.serviceUnavailable(`No voice-provider plugin "${type}" is installed`);
@@ -81,8 +100,9 @@ export class TokenService {
           instructions: buildPersonalityPrompt(site, {
             now: new Date(this.now()),
             templates: this.parts.templates,
+            pages: crawled.pages,
           }),
-          tools: buildVoiceTools(site),
+          tools: buildVoiceTools(site, { sectionIds: crawled.sectionIds }),
           expiresInSeconds: EPHEMERAL_TOKEN_SECONDS,
         },
         { signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) },

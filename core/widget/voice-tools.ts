@@ -1,8 +1,9 @@
 /**
  * The functions a site's voice agent may call, as realtime providers take them: `search_database`
  * (the site's collections), `submit_lead` (when lead capture is on) and `scroll_to` (sections of
- * the page). Each `parameters` is a JSON Schema specialised to the site, so the model is told the
- * collection names, field names and operators it may use instead of guessing them.
+ * the page, or of another page of the site, which the widget then opens). Each `parameters` is a
+ * JSON Schema specialised to the site, so the model is told the collection names, field names and
+ * operators it may use instead of guessing them.
  *
  * Providers accept a subset of JSON Schema for function parameters (object, properties, required,
  * enum, items, description, numeric and length bounds, nested anyOf), so only that is used here;
@@ -26,7 +27,10 @@ const MAX_FILTERS = 20;
 const MAX_IN_VALUES = 50;
 
 export interface VoiceToolOptions {
-  /** The `id`s of the sections of the page the widget runs on; scroll_to may name only these. */
+  /**
+   * The `id`s scroll_to may name (from the latest crawl): the sections of the page the widget runs
+   * on first, then those of the site's other pages.
+   */
   sectionIds?: string[];
 }
 
@@ -217,7 +221,9 @@ function scrollToTool(sectionIds: string[] | undefined): VoiceTool {
       ? {
           type: "string",
           enum: ids,
-          description: "The id of the section of the current page to show.",
+          description:
+            "The id of the section to show: one of the current page, or of another page of the " +
+            "site, which then opens there.",
         }
       : {
           type: "string",
@@ -229,7 +235,8 @@ function scrollToTool(sectionIds: string[] | undefined): VoiceTool {
     type: "function",
     name: SCROLL_TO,
     description:
-      "Scrolls the page the visitor is on to a section, to show them what you are talking about.",
+      "Scrolls the page the visitor is on to a section, to show them what you are talking about. " +
+      "An id of a section on another page of the site takes the visitor to that page.",
     parameters: {
       type: "object",
       properties: { section_id: sectionId },
