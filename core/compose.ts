@@ -9,11 +9,11 @@ import pino, { type DestinationStream, type Logger } from "pino";
 import { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
-import { pluginNetwork } from "./host/plugin-network.ts";
-import { CrawlService } from "./intelligence/crawl-service.ts";
+import type { CrawlService } from "./intelligence/crawl-service.ts";
+import { composeIntelligence } from "./intelligence/compose-intelligence.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
-import { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
+import type { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
@@ -235,32 +235,10 @@ export async function composeParts(
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
     });
-    const intelligence = new SiteIntelligenceService({
-      store,
-      plugins: installed.plugins,
-      templates: installed.templates,
-      logger,
-      sites,
-      // A site never crawled (made before crawls existed) gets its first crawl when asked about.
-      queueFirstCrawl: async (siteId) => void (await crawls.queue(siteId, "created")),
-    });
-    // Its background regenerations end before the plugins and the store close.
-    closers.push(() => intelligence.idle());
-    // The crawler's own connections, under the same policy as every outbound request.
-    const crawlNetwork = pluginNetwork(outbound);
-    closers.push(async () => crawlNetwork.close?.());
-    const crawls = new CrawlService({
-      store,
-      sites,
-      request: crawlNetwork.request,
-      settings,
-      logger,
-      intelligence,
-    });
-    // A site changed anywhere may have queued a crawl with it: its job is made at once.
-    channel.subscribe(() => crawls.wake());
-    // Stopped first on close: crawls under way are given back before anything closes.
-    closers.push(() => crawls.stop());
+    const { intelligence, crawls } = composeIntelligence(
+      { store, sites, plugins: installed.plugins, templates: installed.templates },
+      { settings, logger, outbound, channel, closers },
+    );
     const parts: ServiceParts = {
       ...installed,
       settings,

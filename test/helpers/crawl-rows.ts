@@ -4,8 +4,7 @@
  * before crawls existed (a site made now has its first crawl queued with it).
  */
 import type { CrawledPage } from "../../core/intelligence/crawler/crawl-types.ts";
-import { newId } from "../../core/store/ids.ts";
-import type { CrawlRow } from "../../core/store/repos/crawls-repo.ts";
+import { newCrawlRow, type CrawlRow } from "../../core/store/repos/crawls-repo.ts";
 import type { Store } from "../../core/store/store.ts";
 
 /** A queued crawl of the site (the one active crawl it may have). */
@@ -14,24 +13,7 @@ export async function queuedCrawl(
   siteId: string,
   at = Date.now(),
 ): Promise<CrawlRow> {
-  const { crawl } = await store.crawls.queue({
-    id: newId("crawl"),
-    site_id: siteId,
-    trigger: "refresh",
-    status: "queued",
-    active_site_id: siteId,
-    domain: null,
-    created_at: at,
-    dispatched_at: null,
-    started_at: null,
-    finished_at: null,
-    lease_owner: null,
-    lease_until: null,
-    attempts: 0,
-    page_count: 0,
-    pages: null,
-    errors: null,
-  });
+  const { crawl } = await store.crawls.queue(newCrawlRow(siteId, "refresh", at));
   return crawl;
 }
 
