@@ -104,6 +104,31 @@ describe("settings", () => {
     refused({ SITEVOICE_JOBS: "sometimes" }, "SITEVOICE_JOBS");
   });
 
+  it("polls for due jobs every SITEVOICE_JOBS_POLL_MS, 100 to 60000", () => {
+    expect(loadSettings({}).jobsPollMs).to.equal(5_000);
+    expect(loadSettings({ SITEVOICE_JOBS_POLL_MS: "250" }).jobsPollMs).to.equal(250);
+    for (const bad of ["99", "60001", "1.5", "soon"]) {
+      refused({ SITEVOICE_JOBS_POLL_MS: bad }, "SITEVOICE_JOBS_POLL_MS");
+    }
+  });
+
+  it("names the crawler's contact URL and caps its pages", () => {
+    const defaults = loadSettings({ PUBLIC_BASE_URL: "https://voice.example/" }).crawler;
+    expect(defaults).to.deep.equal({ contactUrl: "https://voice.example/crawler", maxPages: 500 });
+    const set = loadSettings({
+      SITEVOICE_CRAWLER_CONTACT_URL: "https://example.org/about bots",
+      SITEVOICE_CRAWL_MAX_PAGES: "10000",
+    }).crawler;
+    expect(set).to.deep.equal({ contactUrl: "https://example.org/about%20bots", maxPages: 10_000 });
+    refused(
+      { SITEVOICE_CRAWLER_CONTACT_URL: "ftp://example.org/" },
+      "SITEVOICE_CRAWLER_CONTACT_URL",
+    );
+    for (const bad of ["0", "10001", "many"]) {
+      refused({ SITEVOICE_CRAWL_MAX_PAGES: bad }, "SITEVOICE_CRAWL_MAX_PAGES");
+    }
+  });
+
   it("parses SITEVOICE_OUTBOUND_ALLOW: names, host:port, addresses and CIDRs", () => {
     const settings = loadSettings({
       SITEVOICE_DEMO: "off",

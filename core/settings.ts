@@ -114,6 +114,11 @@ export interface Settings {
    */
   jobs: boolean;
   /**
+   * SITEVOICE_JOBS_POLL_MS: how often the processor looks for due jobs (5,000 by default, from
+   * 100 to 60,000): how long a job queued now may wait before it starts.
+   */
+  jobsPollMs: number;
+  /**
    * The site crawler: the contact URL its user agent names (SITEVOICE_CRAWLER_CONTACT_URL,
    * PUBLIC_BASE_URL's `/crawler` by default) and the pages a crawl reads at most
    * (SITEVOICE_CRAWL_MAX_PAGES, 500).
@@ -126,6 +131,15 @@ export const DEFAULT_MAIL_FROM = "Sitevoice <no-reply@localhost>";
 
 const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const PLANS: Plan[] = ["free", "starter", "pro", "business", "enterprise"];
+
+/** SITEVOICE_JOBS_POLL_MS: 5,000 by default, from 100 (a busy database) to 60,000. */
+function parseJobsPoll(raw: string | undefined): number {
+  const ms = parseCount("SITEVOICE_JOBS_POLL_MS", raw, 5_000);
+  if (ms < 100 || ms > 60_000) {
+    throw new SettingsError("SITEVOICE_JOBS_POLL_MS", `must be from 100 to 60000 (got "${raw}")`);
+  }
+  return ms;
+}
 
 /** SITEVOICE_CRAWL_MAX_PAGES: 500 by default, at most 10,000 (a crawl must end in hours). */
 function parseCrawlPages(raw: string | undefined): number {
@@ -225,6 +239,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
         ? undefined
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
     jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
+    jobsPollMs: parseJobsPoll(value("SITEVOICE_JOBS_POLL_MS")),
     crawler: {
       // In normal form: it goes into a User-Agent header, where a raw space would end it.
       contactUrl: new URL(

@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import request from "supertest";
 import { NIGHTLY_CRAWL_JOB, nightlySchedule } from "../core/intelligence/crawl-nightly.ts";
+import { newCrawlRow } from "../core/store/repos/crawls-repo.ts";
 import { startSiteServer, type SiteServer } from "./helpers/crawl-site-server.ts";
 import {
   createTestDatabase,
@@ -17,7 +18,7 @@ import {
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
-/** Polls `check` every 100 ms until it gives a value, for up to 30 s (jobs poll every 5 s). */
+/** Polls `check` every 100 ms until it gives a value, for up to 30 s (jobs poll every 200 ms). */
 async function eventually<T>(check: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -65,6 +66,7 @@ for (const target of databaseTargets) {
       fixture = await startSiteServer({ sitemaps: true });
       service = await startTestService(database.url, {
         SITEVOICE_OUTBOUND_ALLOW: `127.0.0.1:${fixture.port}`,
+        SITEVOICE_JOBS_POLL_MS: "200",
       });
     });
     beforeEach(async () => {
@@ -152,17 +154,14 @@ for (const target of databaseTargets) {
         const [crawl] = (await api("get", `/v1/sites/${siteId}/crawls`)).body.data;
         return crawl.status === "done" ? crawl : undefined;
       });
-      const { body } = await api("post", `/v1/sites/${siteId}/refresh`);
-      const crawlId = body.data.crawl_id as string;
-      expect(crawlId).not.to.equal(created.id);
-      // A dead instance's hold: running, its lease already over, no job left for it.
+      // A dead instance's hold, written as it leaves it: running, its lease over, no job left
+      // for it (queued straight into the store, so nothing made one).
       const now = Date.now();
+      const { crawl } = await service.store.crawls.queue(newCrawlRow(siteId, "refresh", now));
+      const crawlId = crawl.id;
+      expect(crawlId).not.to.equal(created.id);
       const taken = await service.store.crawls.claim(crawlId, "dead:1", now, now - 1, "x");
-      if (taken === undefined) {
-        // The service's own job was faster: the crawl is done, which is the point too.
-        expect((await service.store.crawls.get(crawlId))?.status).to.equal("done");
-        return;
-      }
+      expect(taken).to.include({ status: "running", lease_owner: "dead:1", attempts: 1 });
       expect((await service.crawls.dispatch()) >= 1).to.equal(true);
       const done = await eventually(async () => {
         const crawl = await service.store.crawls.get(crawlId);

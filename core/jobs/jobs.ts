@@ -23,7 +23,7 @@ export interface JobsParts {
 }
 
 export interface JobsOptions {
-  /** How often the processor looks for due jobs (default 5 s, agenda's). */
+  /** How often the processor looks for due jobs (default SITEVOICE_JOBS_POLL_MS, 5 s). */
   processEveryMs?: number;
   /** How long `stop` waits for running jobs before closing under them (default 10 s). */
   stopTimeoutMs?: number;
@@ -68,7 +68,6 @@ export interface RepeatingJob {
 }
 
 const DEFAULT_LOCK_LIFETIME_MS = 10 * MINUTE;
-const DEFAULT_PROCESS_EVERY_MS = 5_000;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
 export async function startJobs<Parts extends JobsParts>(
@@ -98,7 +97,7 @@ export async function startJobs<Parts extends JobsParts>(
   const agenda = new Agenda({
     backend: connected,
     name: options.instanceName ?? `${os.hostname()}:${process.pid}`,
-    processEvery: options.processEveryMs ?? DEFAULT_PROCESS_EVERY_MS,
+    processEvery: options.processEveryMs ?? settings.jobsPollMs,
     // A one-off job's row goes once it succeeded; a failed one stays, with its reason.
     removeOnComplete: true,
   });
