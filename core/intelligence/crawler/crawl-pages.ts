@@ -20,7 +20,7 @@ export interface ReadPage {
 
 /**
  * Reads `urls` at most `concurrency` at a time; answers, in the order of `urls`, each page read
- * or undefined. Failures are recorded in the crawl's errors in that order too (not in the order
+ * (with its links when `links`) or undefined. Failures are recorded in the crawl's errors in that order too (not in the order
  * the answers came), so a crawl's result is the same on every run.
  */
 export async function readPages(
@@ -28,10 +28,11 @@ export async function readPages(
   urls: readonly string[],
   concurrency: number,
   refusal: (url: string) => string | undefined,
+  links: boolean,
 ): Promise<(ReadPage | undefined)[]> {
   const queue = new PQueue({ concurrency });
   const outcomes = await Promise.all(
-    urls.map((url) => queue.add(() => readPage(crawl, url, refusal))),
+    urls.map((url) => queue.add(() => readPage(crawl, url, refusal, links))),
   );
   return outcomes.map((outcome, i) => {
     if (!("failure" in outcome)) return outcome;
@@ -44,6 +45,7 @@ async function readPage(
   crawl: CrawlContext,
   url: string,
   refusal: (url: string) => string | undefined,
+  links: boolean,
 ): Promise<ReadPage | { failure: unknown }> {
   let response;
   try {
@@ -60,7 +62,7 @@ async function readPage(
     return { failure: `not HTML (${type === "" ? "no Content-Type" : type})` };
   }
   const finalUrl = pageUrl(response.url, response.url, crawl.origin) ?? url;
-  const extracted = extractPage(response.body.toString("utf8"), finalUrl);
+  const extracted = extractPage(response.body.toString("utf8"), finalUrl, { links });
   return {
     page: {
       url: finalUrl,

@@ -127,7 +127,8 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
     seen.add(page.url);
   };
   if (listed.length > 0) {
-    for (const read of await readPages(crawl, listed, perHost, refusal)) if (read) keep(read.page);
+    for (const read of await readPages(crawl, listed, perHost, refusal, false))
+      if (read) keep(read.page);
     return result(pages);
   }
 
@@ -139,7 +140,7 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
   let asked = level.length;
   for (let depth = 0; level.length > 0; depth++) {
     const next: string[] = [];
-    for (const read of await readPages(crawl, level, perHost, refusal)) {
+    for (const read of await readPages(crawl, level, perHost, refusal, true)) {
       if (read === undefined) continue;
       keep(read.page);
       met.add(read.page.url);

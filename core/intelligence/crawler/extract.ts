@@ -13,7 +13,10 @@ export interface ExtractedPage {
   description: string | null;
   /** The id of each heading h1–h6 and of each element inside one, in document order, once. */
   sectionIds: string[];
-  /** Every `<a href>`, resolved against the page's URL and its `<base href>`, in order. */
+  /**
+   * Every `<a href>`, resolved against the page's URL and its `<base href>`, in order; none
+   * when not asked for (a crawl by sitemap follows no link).
+   */
   links: string[];
 }
 
@@ -25,7 +28,11 @@ const collapse = (text: string): string | null => {
 };
 
 /** The page at `url` (its final URL, after redirects) whose HTML is `html`. */
-export function extractPage(html: string, url: string): ExtractedPage {
+export function extractPage(
+  html: string,
+  url: string,
+  options: { links: boolean } = { links: true },
+): ExtractedPage {
   let title: string | undefined;
   let inTitle = false;
   let titleText = "";
@@ -47,7 +54,7 @@ export function extractPage(html: string, url: string): ExtractedPage {
         }
         if (name === "title" && title === undefined) {
           inTitle = true;
-        } else if (name === "a" && attributes["href"] !== undefined) {
+        } else if (name === "a" && options.links && attributes["href"] !== undefined) {
           hrefs.push(attributes["href"]);
         } else if (name === "base" && base === undefined && attributes["href"] !== undefined) {
           base = attributes["href"];
