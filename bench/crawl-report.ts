@@ -11,6 +11,7 @@
  */
 import os from "node:os";
 import type { CrawlSideName, RunnerResult } from "./crawl-runner.ts";
+import { median, round } from "./report.ts";
 
 export interface CrawlRun {
   /** 0 for the warm-up. */
@@ -54,16 +55,7 @@ const ABOUT: Record<CrawlSideName, string> = {
 };
 
 const MB = 1024 * 1024;
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
 const mb = (bytes: number) => round(bytes / MB, 1);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /** One run's figures, in the summary's units. */
 function figures(r: RunnerResult): CrawlSideSummary {

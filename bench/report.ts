@@ -33,7 +33,8 @@ export interface Summary {
 const cpuPerRequest = (run: Run) =>
   run.window.answered === 0 ? null : run.window.cpuMs / run.window.answered;
 
-function median(values: number[]): number {
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
@@ -41,7 +42,7 @@ function median(values: number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
+export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 export function summarize(benchmark: string, runs: Run[], settings: BenchSettings): Summary {
   const side = (name: SideName): SideSummary => {
