@@ -1,0 +1,50 @@
+/**
+ * Debian's headless Chromium for browser tests, through playwright-core (which never downloads a
+ * browser of its own). The fake media flags give `getUserMedia` a generated microphone without a
+ * prompt; `microphone: "denied"` launches without them, so the permission request is refused as a
+ * visitor refusing it would be. Under `CI=true` a missing Chromium fails the suite; elsewhere it
+ * is skipped with a notice, as a missing database is.
+ */
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const BASE_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  // Host candidates by address, not mDNS names a Node peer cannot resolve.
+  "--disable-features=WebRtcHideLocalIpsWithMdns",
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+const FAKE_MICROPHONE = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"];
+
+export interface LaunchOptions {
+  /** "granted" (the default): a fake microphone, allowed; "denied": the request is refused. */
+  microphone?: "granted" | "denied";
+}
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM_PATH);
+}
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
+  const args =
+    options.microphone === "denied"
+      ? [...BASE_FLAGS, "--use-fake-device-for-media-stream", "--deny-permission-prompts"]
+      : [...BASE_FLAGS, ...FAKE_MICROPHONE];
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+}
+
+/** For a suite's `before`: skips it (or fails it under CI) when Chromium is not installed. */
+export function requireChromium(context: Mocha.Context): void {
+  if (chromiumAvailable()) return;
+  const message = `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium)`;
+  if (process.env.CI === "true") throw new Error(message);
+  console.warn(`\n  !! ${message}: browser tests skipped\n`);
+  context.skip();
+}
