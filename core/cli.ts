@@ -10,6 +10,7 @@ import { secrets } from "./cli/secrets.ts";
 import { serve } from "./cli/serve.ts";
 import { siteFiles } from "./cli/site-files.ts";
 import { validate } from "./cli/validate.ts";
+import { widget } from "./cli/widget.ts";
 import { isServiceError } from "./errors.ts";
 import { loadSettings, SettingsError } from "./settings.ts";
 
@@ -33,6 +34,9 @@ const USAGE = `usage: sitevoice <command>
                                 create an API key and print its value once
   keys list [--workspace ID]    list keys (never their values)
   keys revoke <key_id> [--workspace ID]
+  widget info                   the widget's script tag with its integrity hash, sizes and ETag
+  widget build [--out FILE]     write the widget bundle (default dist/widget.js); both fail above
+                                the 20 KB gzipped budget
   secrets rotate                re-seal every secret under SITEVOICE_MASTER_KEY (old keys in
                                 SITEVOICE_OLD_MASTER_KEYS), then the old keys can be dropped
 `;
@@ -61,6 +65,8 @@ async function main(argv: string[]) {
       return adapters(settings, rest, USAGE);
     case "secrets":
       return secrets(settings, rest, USAGE);
+    case "widget":
+      return widget(settings, rest, USAGE);
     default:
       throw new Error(`unknown command "${command}"\n${USAGE}`);
   }

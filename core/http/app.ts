@@ -15,6 +15,7 @@ import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
 import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
+import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
 export type AppParts = Omit<ServiceParts, "close">;
@@ -33,6 +34,7 @@ export function createApp(parts: AppParts): Express {
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes(parts.store, parts.plugins));
   app.use(crawlerPageRoutes());
+  app.use(widgetScriptRoutes({ sites: parts.sites, demo: parts.settings.demo }));
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(SITES_PATH, crawlsRoutes(parts.crawls, parts.limiters, requireKey));
   app.use(leadsRoutes(parts, requireKey));

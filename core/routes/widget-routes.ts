@@ -1,7 +1,8 @@
 /**
  * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
- * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics events, leads and
- * transcripts by Origin plus the session's signature over the raw body. CORS answers only the
+ * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics
+ * events, leads, transcripts and session resumption by Origin plus the session's signature over
+ * the raw body. CORS answers only the
  * site's own origins. A query may instead carry an API key with `query:test` (the debug path).
  */
 import express, { Router, type Request, type Response } from "express";
@@ -65,6 +66,7 @@ const WIDGET_PATHS = [
   "/v1/:siteId/leads",
   "/v1/:siteId/transcript",
   "/v1/:siteId/site-intelligence",
+  "/v1/:siteId/session/resume",
 ];
 
 /** The widget paths read with GET; the others are POSTed. */
@@ -144,6 +146,16 @@ export function widgetRoutes(
       pageUrl,
     );
     sendData(req, res, answer);
+  });
+
+  // Signed by the session it resumes; it mints a provider session, so the token's limits apply.
+  router.post("/v1/:siteId/session/resume", rawBody, async (req, res) => {
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await consumeLimit(limit.tokenPerIp, req.ip ?? "unknown", res);
+    await consumeLimit(limit.tokenPerSite, target.site.site_id, res);
+    const { page_url: pageUrl } = tokenBody(body);
+    sendData(req, res, await parts.tokens.resume(target, session, pageUrl));
   });
 
   // The debug path: an API key with query:test replaces Origin and signature.

@@ -12,6 +12,7 @@ import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
 import type { SessionView } from "../intelligence/site-intelligence-types.ts";
 import type { Settings } from "../settings.ts";
 import type { PublicSite, SiteConfig } from "../sites/site-types.ts";
+import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import { messageOf } from "../util/message-of.ts";
 import { SESSION_MAX_MS, type SessionService, type Visitor } from "./session-service.ts";
 import { voiceProviderConfig } from "./voice-provider-config.ts";
@@ -59,6 +60,21 @@ export class TokenService {
     return {
       session_id: session.id,
       signing_secret: signingSecret,
+      session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
+      ...voice,
+    };
+  }
+
+  /**
+   * A new provider session for a widget session that goes on (`POST /v1/:siteId/session/resume`,
+   * signed): after a refresh, on another page of the site, or after a lost connection. The
+   * session, its secret and its usage stay as they were.
+   */
+  async resume(target: PublicSite, session: SessionRow, pageUrl?: string) {
+    const { site } = target;
+    const voice = await this.providerSession(site, await this.crawled(site, pageUrl));
+    return {
+      session_id: session.id,
       session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
       ...voice,
     };

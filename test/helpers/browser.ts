@@ -45,6 +45,7 @@ export function requireChromium(context: Mocha.Context): void {
   if (chromiumAvailable()) return;
   const message = `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium)`;
   if (process.env.CI === "true") throw new Error(message);
+  // eslint-disable-next-line no-console -- the notice must be loud in the test output
   console.warn(`\n  !! ${message}: browser tests skipped\n`);
   context.skip();
 }

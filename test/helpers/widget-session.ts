@@ -67,10 +67,12 @@ export async function signedPost(
   session: Pick<WidgetSession, "siteId" | "origin" | "session_id" | "signing_secret">,
   path: string,
   payload: unknown,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const body = JSON.stringify(payload);
   return request(service.server)
     .post(`/v1/${session.siteId}${path}`)
+    .set(headers)
     .set("Origin", session.origin)
     .set("Content-Type", "application/json")
     .set("X-Service-Session", session.session_id)

@@ -1,0 +1,42 @@
+/**
+ * The widget's CSS, applied inside its shadow root only (as a constructed stylesheet, which a
+ * site's Content-Security-Policy does not need to allow as inline style). `:host` resets what the
+ * page would pass down; nothing here can reach the page.
+ */
+export const WIDGET_CSS = `
+:host { all: initial; }
+* { box-sizing: border-box; }
+.root { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; }
+button { font: inherit; cursor: pointer; border: 0; border-radius: 8px; }
+button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+.launcher { display: grid; place-items: center; width: var(--size); height: var(--size);
+  border-radius: 50%; background: var(--accent); color: var(--on-accent);
+  box-shadow: 0 4px 14px rgb(0 0 0 / 0.25); transition: transform 0.15s ease; }
+.launcher:hover { transform: scale(1.06); }
+.launcher svg { width: 50%; height: 50%; fill: currentColor; }
+.panel { position: absolute; bottom: calc(var(--size) + 12px); width: 300px;
+  max-width: calc(100vw - 32px); background: #fff; border-radius: 12px; padding: 14px;
+  box-shadow: 0 8px 30px rgb(0 0 0 / 0.2); }
+.right .panel { right: 0; }
+.left .panel { left: 0; }
+.panel[hidden], [hidden] { display: none; }
+.head { display: flex; align-items: center; justify-content: space-between; gap: 8px;
+  font-weight: 600; margin-bottom: 8px; }
+.close { background: transparent; color: #374151; width: 28px; height: 28px; font-size: 18px; }
+.status { display: flex; align-items: center; gap: 8px; margin: 0 0 10px; }
+.dot { width: 10px; height: 10px; border-radius: 50%; background: #9ca3af; flex: none; }
+.listening .dot { background: #16a34a; animation: pulse 1.6s ease-in-out infinite; }
+.speaking .dot { background: var(--accent); animation: pulse 0.8s ease-in-out infinite; }
+.connecting .dot { background: #f59e0b; }
+.error .dot { background: #dc2626; }
+.notice p { margin: 0 0 10px; color: #374151; }
+.actions { display: flex; gap: 8px; flex-wrap: wrap; }
+.primary { background: var(--accent); color: var(--on-accent); padding: 8px 14px; }
+.secondary { background: #e5e7eb; color: #111827; padding: 8px 14px; }
+.hangup { background: #dc2626; color: #fff; padding: 8px 14px; }
+@keyframes pulse { 50% { opacity: 0.35; } }
+@media (prefers-reduced-motion: reduce) {
+  .launcher, .listening .dot, .speaking .dot { transition: none; animation: none; }
+  .launcher:hover { transform: none; }
+}
+`;

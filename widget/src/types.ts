@@ -1,0 +1,60 @@
+/** What the widget reads from the service (README "Widget endpoints") and keeps between pages. */
+
+export interface Appearance {
+  color: string;
+  position: "bottom-right" | "bottom-left";
+  size: "small" | "medium" | "large";
+}
+
+/** `GET /v1/:siteId/config`. */
+export interface WidgetConfig {
+  site_id: string;
+  business_name: string;
+  language: string;
+  voice: string;
+  appearance: Appearance;
+  enabled_pages: string[];
+  disabled_pages: string[];
+  version: number;
+}
+
+/** The provider half of `POST /v1/:siteId/token` and of `POST /v1/:siteId/session/resume`. */
+export interface ProviderSession {
+  session_id: string;
+  session_expires_at: string;
+  ephemeral_token: { value: string; expires_at: string };
+  provider: { name: string; model: string; voice: string; connect_url: string };
+}
+
+export interface TokenAnswer extends ProviderSession {
+  signing_secret: string;
+}
+
+/** The part of `GET /v1/:siteId/site-intelligence` scroll_to uses. */
+export interface CrawledPage {
+  url: string;
+  title?: string;
+  sectionIds: string[];
+}
+
+/** One line of the transcript (`POST /v1/:siteId/transcript`). */
+export interface Turn {
+  role: "visitor" | "assistant" | "function";
+  text?: string;
+  name?: string;
+  arguments?: Record<string, unknown>;
+  at: string;
+}
+
+/** The conversation as kept in sessionStorage, so a refresh or another page of the site resumes it. */
+export interface StoredSession {
+  session_id: string;
+  signing_secret: string;
+  expires_at: string;
+  page_url: string;
+  started_at: number;
+  turns: Turn[];
+  /** How many of `turns` the service has confirmed. */
+  sent: number;
+  function_calls: number;
+}

@@ -1,0 +1,196 @@
+/**
+ * What the visitor sees: a launcher button in the corner the site chose, in its colour and size,
+ * and a small panel with the privacy notice, the call's state (announced to screen readers) and a
+ * hang-up button. Everything lives in a shadow root, so the page's CSS and the widget's never
+ * touch. Buttons are real buttons (keyboard and screen readers work as on any page); Escape closes
+ * the panel and gives focus back to the launcher.
+ */
+import { WIDGET_CSS } from "./styles.ts";
+import type { WidgetConfig } from "./types.ts";
+
+export type UiState = "idle" | "connecting" | "listening" | "speaking" | "error" | "ended";
+
+export interface UiHandlers {
+  /** The launcher was pressed while no call is on. */
+  start(): void;
+  hangUp(): void;
+}
+
+const SIZES = { small: 48, medium: 56, large: 64 } as const;
+const MIC_ICON =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11z"/></svg>';
+const STATUS: Record<UiState, string> = {
+  idle: "",
+  connecting: "Connecting…",
+  listening: "Listening. Go ahead and speak.",
+  speaking: "Speaking…",
+  error: "Something went wrong.",
+  ended: "Call ended.",
+};
+
+export class WidgetUi {
+  readonly host = document.createElement("sitevoice-widget");
+  private readonly root: ShadowRoot;
+  private readonly launcher: HTMLButtonElement;
+  private readonly panel: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly notice: HTMLElement;
+  private readonly callActions: HTMLElement;
+  private state: UiState = "idle";
+  private answerNotice: ((accepted: boolean) => void) | undefined;
+
+  constructor(
+    private readonly config: WidgetConfig,
+    private readonly handlers: UiHandlers,
+  ) {
+    this.root = this.host.attachShadow({ mode: "open" });
+    adoptStyles(this.root);
+    const { appearance } = config;
+    const side = appearance.position === "bottom-left" ? "left" : "right";
+    const wrapper = element("div", { class: `root ${side}` });
+    wrapper.style.setProperty("--accent", appearance.color);
+    wrapper.style.setProperty("--on-accent", readableOn(appearance.color));
+    wrapper.style.setProperty("--size", `${SIZES[appearance.size] ?? SIZES.medium}px`);
+    wrapper.style.setProperty("position", "relative");
+
+    const titleId = "sitevoice-title";
+    this.panel = element("div", { class: "panel", role: "dialog", "aria-labelledby": titleId });
+    this.panel.hidden = true;
+    const head = element("div", { class: "head" });
+    head.append(element("span", { id: titleId }, config.business_name));
+    const close = element("button", { class: "close", type: "button", "aria-label": "Close" }, "×");
+    close.addEventListener("click", () => this.closePanel());
+    head.append(close);
+    this.status = element("p", { class: "status", role: "status", "aria-live": "polite" });
+    this.notice = element("div", { class: "notice" });
+    this.callActions = element("div", { class: "actions" });
+    const hangUp = element("button", { class: "hangup", type: "button" }, "End call");
+    hangUp.addEventListener("click", () => this.handlers.hangUp());
+    this.callActions.append(hangUp);
+    this.panel.append(head, this.status, this.notice, this.callActions);
+    this.panel.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.closePanel();
+    });
+
+    this.launcher = element("button", {
+      class: "launcher",
+      type: "button",
+      "aria-label": `Talk to ${config.business_name}'s voice assistant`,
+      "aria-expanded": "false",
+    }) as HTMLButtonElement;
+    this.launcher.innerHTML = MIC_ICON;
+    this.launcher.addEventListener("click", () => this.pressLauncher());
+    wrapper.append(this.panel, this.launcher);
+    this.root.append(wrapper);
+    this.show("idle");
+  }
+
+  mount(): void {
+    const { style } = this.host;
+    const side = this.config.appearance.position === "bottom-left" ? "left" : "right";
+    style.setProperty("position", "fixed", "important");
+    style.setProperty("bottom", "20px", "important");
+    style.setProperty(side, "20px", "important");
+    style.setProperty("z-index", "2147483000", "important");
+    document.body.append(this.host);
+  }
+
+  /** Shows a state, with a message of its own for errors and ends. */
+  show(state: UiState, message?: string): void {
+    this.state = state;
+    this.status.className = `status ${state}`;
+    this.status.replaceChildren(element("span", { class: "dot" }), message ?? STATUS[state]);
+    this.status.hidden = state === "idle";
+    this.callActions.hidden = !inCall(state);
+    if (state !== "idle") this.openPanel();
+  }
+
+  /** The privacy notice; resolves true when the visitor starts, false when they decline. */
+  askNotice(): Promise<boolean> {
+    this.notice.replaceChildren(
+      element(
+        "p",
+        {},
+        `To talk with ${this.config.business_name}'s assistant, allow your microphone. What you ` +
+          "say is transcribed and processed by the business and its AI provider to answer you; " +
+          "audio is not recorded.",
+      ),
+    );
+    const actions = element("div", { class: "actions" });
+    const accept = element("button", { class: "primary", type: "button" }, "Start talking");
+    const decline = element("button", { class: "secondary", type: "button" }, "Not now");
+    actions.append(accept, decline);
+    this.notice.append(actions);
+    this.notice.hidden = false;
+    this.openPanel();
+    accept.focus();
+    return new Promise((resolve) => {
+      this.answerNotice = resolve;
+      accept.addEventListener("click", () => this.settleNotice(true));
+      decline.addEventListener("click", () => this.settleNotice(false));
+    });
+  }
+
+  private settleNotice(accepted: boolean): void {
+    this.notice.hidden = true;
+    this.notice.replaceChildren();
+    const answer = this.answerNotice;
+    this.answerNotice = undefined;
+    if (!accepted) this.closePanel();
+    answer?.(accepted);
+  }
+
+  private pressLauncher(): void {
+    if (inCall(this.state) || this.answerNotice !== undefined) {
+      if (this.panel.hidden) this.openPanel();
+      else this.closePanel();
+      return;
+    }
+    this.handlers.start();
+  }
+
+  private openPanel(): void {
+    this.panel.hidden = false;
+    this.launcher.setAttribute("aria-expanded", "true");
+  }
+
+  private closePanel(): void {
+    if (this.answerNotice !== undefined) {
+      this.settleNotice(false);
+      return;
+    }
+    this.panel.hidden = true;
+    this.launcher.setAttribute("aria-expanded", "false");
+    this.launcher.focus();
+  }
+}
+
+const inCall = (state: UiState) =>
+  state === "connecting" || state === "listening" || state === "speaking";
+
+function adoptStyles(root: ShadowRoot): void {
+  if ("adoptedStyleSheets" in root && typeof CSSStyleSheet.prototype.replaceSync === "function") {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(WIDGET_CSS);
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    root.append(element("style", {}, WIDGET_CSS));
+  }
+}
+
+function element(tag: string, attributes: Record<string, string>, text?: string): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Black or white, whichever reads better on the site's colour (WCAG relative luminance). */
+export function readableOn(hex: string): string {
+  const channel = (i: number) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return luminance > 0.179 ? "#111827" : "#ffffff";
+}
