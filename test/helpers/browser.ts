@@ -18,6 +18,9 @@ const BASE_FLAGS = [
   "--no-first-run",
   // Host candidates by address, not mDNS names a Node peer cannot resolve.
   "--disable-features=WebRtcHideLocalIpsWithMdns",
+  // Loopback host candidates too, for a host whose only interface is loopback (the WebRTC
+  // stand-in answers on 127.0.0.1).
+  "--allow-loopback-in-peer-connection",
   "--autoplay-policy=no-user-gesture-required",
 ];
 
@@ -45,6 +48,7 @@ export function requireChromium(context: Mocha.Context): void {
   if (chromiumAvailable()) return;
   const message = `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium)`;
   if (process.env.CI === "true") throw new Error(message);
+  // eslint-disable-next-line no-console -- the notice must be loud in the test output
   console.warn(`\n  !! ${message}: browser tests skipped\n`);
   context.skip();
 }
