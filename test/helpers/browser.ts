@@ -18,6 +18,9 @@ const BASE_FLAGS = [
   "--no-first-run",
   // Host candidates by address, not mDNS names a Node peer cannot resolve.
   "--disable-features=WebRtcHideLocalIpsWithMdns",
+  // Loopback host candidates too, for a host whose only interface is loopback (the WebRTC
+  // stand-in answers on 127.0.0.1).
+  "--allow-loopback-in-peer-connection",
   "--autoplay-policy=no-user-gesture-required",
 ];
 

@@ -6,19 +6,24 @@
  * "ek_…", expires_at: <unix seconds>, session: {…the effective session…}}`. Errors use OpenAI's
  * body `{error: {message, type, param, code}}`: 401 for a missing or wrong key, 400 for a body of
  * the wrong shape (an unknown parameter, a wrong type, an unsupported voice, a tool whose
- * parameters are not a JSON Schema), 404 for another route.
+ * parameters are not a JSON Schema), 404 for another route. The secrets it mints open WebRTC calls
+ * on `/v1/realtime/calls` (see realtime-calls.ts, exposed as `calls`).
  *
  * It is stricter than OpenAI where Sitevoice's request is concerned: `expires_after`, `model`, a
  * non-empty `instructions`, `audio.output.voice` and `tools` are required, since the provider
- * must always send them. Every request is recorded with what it was answered. `behaviour` (an
- * option, and settable between requests) makes it fail with 500, never answer, or answer 200
- * without a usable secret.
+ * must always send them. Every request but the calls' is recorded with what it was answered.
+ * `behaviour` (an option, and settable between requests) makes it fail with 500, never answer, or
+ * answer 200 without a usable secret.
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { bearerToken, incorrectKey, openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
+import { CALLS_PATH, RealtimeCalls, type MintedSecret } from "./realtime-calls.ts";
+
+export { openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
 
 /** The voices OpenAI's GA Realtime API accepts by name (API reference, `audio.output.voice`). */
 export const OPENAI_REALTIME_VOICES = [
@@ -42,10 +47,6 @@ export const CLIENT_SECRETS_PATH = "/v1/realtime/client_secrets";
  * without `value`.
  */
 export type StandinBehaviour = "mint" | "fail" | "hang" | "not-json" | "no-secret";
-
-export interface OpenAiErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
 
 export interface RecordedSecretRequest {
   method: string;
@@ -75,8 +76,10 @@ export interface OpenAiStandin {
   apiKey: string;
   /** What the next requests meet. */
   behaviour: StandinBehaviour;
-  /** Every request received, oldest first. */
+  /** Every request received but those to CALLS_PATH, oldest first. */
   requests: RecordedSecretRequest[];
+  /** The WebRTC calls endpoint, which takes the secrets minted here. */
+  calls: RealtimeCalls;
   /** The next request, once its body is read (before it is answered). */
   nextRequest(): Promise<RecordedSecretRequest>;
   /** The next request whose client closed the connection before the answer was complete. */
@@ -110,21 +113,29 @@ export async function startOpenAiStandin(
   const now = options.now ?? Date.now;
   const events = new EventEmitter();
   const requests: RecordedSecretRequest[] = [];
+  const secrets = new Map<string, MintedSecret>();
+  const calls = new RealtimeCalls((value) => secrets.get(value), now);
 
   const standin: OpenAiStandin = {
     baseUrl: "",
     apiKey,
     behaviour: options.behaviour ?? "mint",
     requests,
+    calls,
     nextRequest: () => next("request"),
     clientGone: () => next("gone"),
     close: async () => {
+      await calls.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 
   const server = http.createServer((req, res) => {
+    if (new URL(req.url ?? "/", "http://standin.test").pathname === CALLS_PATH) {
+      calls.handle(req, res);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -206,6 +217,7 @@ export async function startOpenAiStandin(
       return;
     }
     const secret = mint(body as ClientSecretBody, now);
+    secrets.set(secret.value, secret);
     answer(200, behaviour === "no-secret" ? { ...secret, value: undefined } : secret);
   }
 
@@ -273,23 +285,9 @@ function mint(body: ClientSecretBody, now: () => number) {
 }
 
 function checkAuth(header: string | undefined, apiKey: string): OpenAiErrorBody | undefined {
-  const match = /^Bearer (.+)$/.exec(header ?? "");
-  if (match === null) {
-    return openAiError(
-      "You didn't provide an API key. You need to provide your API key in an Authorization " +
-        "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-    );
-  }
-  const given = match[1] as string;
-  if (given === apiKey) return undefined;
-  // As OpenAI does, the message shows only the ends of the key it refused.
-  const masked =
-    given.length < 12 ? "*".repeat(given.length) : `${given.slice(0, 3)}****${given.slice(-4)}`;
-  return openAiError(
-    `Incorrect API key provided: ${masked}. You can find your API key at ` +
-      "https://platform.openai.com/account/api-keys.",
-    { code: "invalid_api_key" },
-  );
+  const given = bearerToken(header);
+  if (typeof given !== "string") return given;
+  return given === apiKey ? undefined : incorrectKey(given);
 }
 
 /** The first way `body` breaks the contract, as OpenAI words it; undefined when it holds. */
@@ -473,20 +471,6 @@ function kindOf(value: unknown): string {
   if (typeof value === "number") return "a decimal";
   if (typeof value === "object") return "an object";
   return `a ${typeof value}`;
-}
-
-export function openAiError(
-  message: string,
-  options: { type?: string; param?: string; code?: string } = {},
-): OpenAiErrorBody {
-  return {
-    error: {
-      message,
-      type: options.type ?? "invalid_request_error",
-      param: options.param ?? null,
-      code: options.code ?? null,
-    },
-  };
 }
 
 function parseJson(text: string): unknown {
