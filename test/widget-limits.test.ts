@@ -61,6 +61,10 @@ describe("widget rate limits on one instance", function () {
     expect(limited.body.error.code).to.equal("rate_limited");
     expect(Number(limited.headers["retry-after"])).to.be.at.least(1);
     expect(limited.headers["ratelimit-limit"]).to.equal("30");
+    // The widget is on another origin: CORS must let it read when to retry.
+    expect(limited.headers["access-control-allow-origin"]).to.equal(session.origin);
+    const exposed = (limited.headers["access-control-expose-headers"] ?? "").split(/,\s*/);
+    expect(exposed).to.include.members(["Retry-After", "RateLimit-Limit", "RateLimit-Reset"]);
   });
 
   it("answers the 301st query in a minute with 429", async () => {

@@ -195,7 +195,9 @@ describe("the widget script", function () {
       });
       const res = await request(demo.server).get(`/demo/${siteId}`).expect(200);
       expect(res.headers["content-type"]).to.match(/^text\/html/);
-      expect(res.text).to.include(`<script src="/widget.js" data-site-id="${siteId}" async>`);
+      expect(res.text).to.include(
+        `<script src="${demo.url}/widget.js" data-site-id="${siteId}" async>`,
+      );
       expect(res.text).to.include("Demo &lt;Bistro&gt;");
       expect(res.text).not.to.include("stays hidden here");
     });

@@ -112,7 +112,7 @@ export function widgetRoutes(
 
   router.get("/v1/:siteId/config", async (req, res) => {
     const target = await siteOf(req);
-    requireOrigin(req, res, target.site);
+    requireOrigin(req, res, target.site, { readableRefusal: true });
     await consumeLimit(limit.config, target.site.site_id, res);
     const { site } = target;
     sendData(req, res, {

@@ -63,7 +63,7 @@ export function widgetScriptRoutes(parts: { sites: SiteService; demo: boolean })
           site,
           host: req.get("host"),
           allowed: allowedOrigins(site).has(origin),
-          widget: WIDGET_PATH,
+          widget: `${origin}${WIDGET_PATH}`,
         }),
       );
     });

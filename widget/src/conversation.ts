@@ -156,9 +156,13 @@ export class Conversation {
       arguments: call.arguments,
       at: new Date().toISOString(),
     });
-    this.api
-      .signed(session, "analytics/event", { type: "function_call", function_name: call.name })
-      .catch(() => undefined);
+    // The call id makes each event's signed body its own (the service keeps a repeated body once).
+    const event = {
+      type: "function_call",
+      function_name: call.name,
+      metadata: { call_id: call.call_id },
+    };
+    this.api.signed(session, "analytics/event", event).catch(() => undefined);
     return runTool(call, {
       api: this.api,
       signer: session,

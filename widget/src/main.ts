@@ -4,7 +4,8 @@
  * the site's config with the page's Origin, and shows nothing where the site does not allow this
  * origin (one console warning for the site's owner) or this path (`enabled_pages`,
  * `disabled_pages`). Otherwise it adds the launcher, and resumes a conversation this tab had open
- * on an earlier page. The same file serves every site.
+ * on an earlier page, and announces what it decided (`sitevoice:ready`). The same file serves
+ * every site.
  */
 import { pagePatternTest } from "../../core/sites/page-patterns.ts";
 import { Api, ApiError } from "./api.ts";
@@ -34,9 +35,13 @@ async function boot(tag: HTMLScriptElement | null): Promise<void> {
     config = await api.config();
   } catch (error) {
     console.warn(`${PREFIX} ${whyHidden(error, siteId)}`);
+    announce(siteId, false, error instanceof ApiError ? error.code : "unreachable");
     return;
   }
-  if (!pagePatternTest(config)(location.pathname)) return;
+  if (!pagePatternTest(config)(location.pathname)) {
+    announce(siteId, false, "page_excluded");
+    return;
+  }
   await bodyReady();
 
   const ui = new WidgetUi(config, {
@@ -48,6 +53,17 @@ async function boot(tag: HTMLScriptElement | null): Promise<void> {
   addEventListener("pagehide", () => conversation.pageHidden());
   const stored = loadSession(siteId);
   if (stored !== undefined) void conversation.resume(stored);
+  announce(siteId, true);
+}
+
+/**
+ * `sitevoice:ready` on window once the widget has decided: `{site_id, shown, reason?}`, for a
+ * site's own scripts (and tests) to know whether the launcher is there, and why not.
+ */
+function announce(siteId: string, shown: boolean, reason?: string): void {
+  const detail =
+    reason === undefined ? { site_id: siteId, shown } : { site_id: siteId, shown, reason };
+  dispatchEvent(new CustomEvent("sitevoice:ready", { detail }));
 }
 
 function whyHidden(error: unknown, siteId: string): string {

@@ -19,7 +19,7 @@ button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
   box-shadow: 0 8px 30px rgb(0 0 0 / 0.2); }
 .right .panel { right: 0; }
 .left .panel { left: 0; }
-.panel[hidden], [hidden] { display: none; }
+[hidden] { display: none !important; }
 .head { display: flex; align-items: center; justify-content: space-between; gap: 8px;
   font-weight: 600; margin-bottom: 8px; }
 .close { background: transparent; color: #374151; width: 28px; height: 28px; font-size: 18px; }
