@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { requireChromium } from "./helpers/browser.ts";
+import { finishedCrawl } from "./helpers/crawl-rows.ts";
 import type { RealtimeCall } from "./helpers/realtime-call.ts";
 import { missing } from "./helpers/test-databases.ts";
 import {
@@ -185,6 +186,34 @@ describe("a call through the widget", function () {
     const usage = await usageOf(before);
     expect(usage.session_start).to.equal(1);
     expect(usage.db_query).to.equal(1);
+    await context.close();
+  });
+
+  it("takes the visitor to the crawled page that has the section, and the call follows", async () => {
+    const { service, siteId, site } = harness;
+    await finishedCrawl(service.store, siteId, {
+      domain: new URL(site.origin).host,
+      pages: [
+        { url: `${site.origin}/`, title: "Home", description: "", sectionIds: ["menu"] },
+        { url: `${site.origin}/about`, title: "About us", description: "", sectionIds: ["hours"] },
+      ],
+    });
+    await service.intelligence.crawled(siteId);
+    const { page, context, call } = await startCall();
+    const sessionId = (await storedSession(page, siteId))!.session_id;
+    const calls = harness.openai.calls.calls.length;
+    const answer = await call.callFunction("scroll_to", { section_id: "hours" });
+    expect(answer).to.deep.equal({
+      navigating: true,
+      page_url: `${site.origin}/about#hours`,
+      title: "About us",
+    });
+    await page.waitForURL(`${site.origin}/about#hours`);
+    await nextCallAfter(calls);
+    await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
+    expect((await storedSession(page, siteId))!.session_id).to.equal(sessionId);
+    await page.locator("sitevoice-widget button.hangup").click();
+    await page.waitForFunction(() => sessionStorage.length === 0);
     await context.close();
   });
 
