@@ -167,7 +167,7 @@ describe("the widget in a browser", function () {
   it("serves a demo page that embeds the widget, and photographs it mid-call", async () => {
     const { service, openai } = harness;
     const host = new URL(service.url).host;
-    const siteId = `${harness.siteId}-demo`;
+    const siteId = "luigis-trattoria"; // the harness's database is its own
     await service.sites.create(operatorPrincipal(await service.workspace(), "test"), {
       site_id: siteId,
       business_name: "Luigi's Trattoria",

@@ -88,6 +88,7 @@ const demoPage = Handlebars.compile(`<!doctype html>
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem;
   color: #1f2937; }
 code { background: #f3f4f6; padding: 0.1rem 0.3rem; border-radius: 4px; }
+pre { white-space: pre-wrap; word-break: break-all; }
 .note { border-left: 4px solid #f59e0b; padding: 0.5rem 1rem; background: #fffbeb; }
 </style></head>
 <body>

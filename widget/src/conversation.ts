@@ -129,6 +129,8 @@ export class Conversation {
 
   private async connect(provider: ProviderSession): Promise<void> {
     const history = this.session?.turns ?? [];
+    // Read once per conversation on this page (not per page view), while the call connects.
+    void this.crawledPages();
     try {
       this.call = await VoiceCall.connect(provider, this.microphone!, this.handlers(), history);
     } catch {
@@ -156,19 +158,25 @@ export class Conversation {
       arguments: call.arguments,
       at: new Date().toISOString(),
     });
-    // The call id makes each event's signed body its own (the service keeps a repeated body once).
+    // The call's id keeps each event its own: the service counts a repeated one once.
     const event = {
       type: "function_call",
       function_name: call.name,
-      metadata: { call_id: call.call_id },
+      metadata: { client_event_id: call.call_id },
     };
     this.api.signed(session, "analytics/event", event).catch(() => undefined);
     return runTool(call, {
       api: this.api,
       signer: session,
-      pages: () => (this.pages ??= this.api.pages().catch(() => [])),
+      pages: () => this.crawledPages(),
       navigate: (url) => location.assign(url),
     });
+  }
+
+  /** The crawled pages and their sections (site intelligence); none when it cannot be read. */
+  private crawledPages(): Promise<CrawledPage[]> {
+    this.pages ??= this.api.pages().catch(() => []);
+    return this.pages;
   }
 
   private async lost(): Promise<void> {
