@@ -157,7 +157,7 @@ describe("the widget sequence over HTTP", function () {
     expect(JSON.stringify(config.body.data)).not.to.match(/adapter|baseUrl|competitor/);
   });
 
-  it("403 origin_not_allowed, without CORS, for the config and its preflight from another origin", async () => {
+  it("403 origin_not_allowed for the config and its preflight from another origin, only the config's refusal readable", async () => {
     const preflight = await request(service.server)
       .options(`/v1/${site}/config`)
       .set("Origin", "https://evil.example")
@@ -169,7 +169,9 @@ describe("the widget sequence over HTTP", function () {
       .set("Origin", "https://evil.example")
       .expect(403);
     expect(config.body.error.code).to.equal("origin_not_allowed");
-    expect(config.headers["access-control-allow-origin"]).to.equal(undefined);
+    // So the widget can tell the site's owner why it stays hidden (widget-origin.test.ts).
+    expect(config.headers["access-control-allow-origin"]).to.equal("https://evil.example");
+    expect(config.body.data).to.equal(undefined);
   });
 
   it("mints a session with OpenAI's client secret, the prompt and the tools", async () => {

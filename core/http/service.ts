@@ -3,6 +3,7 @@
  * files, then the app, the HTTP server and the jobs; and back down in reverse order on shutdown.
  */
 import http from "node:http";
+import { widgetBundle } from "../widget/widget-bundle.ts";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
@@ -73,6 +74,8 @@ export async function startService(
         logger,
       });
     }
+    // The widget bundled now, not at its first visitor's request; a failure is the log's.
+    widgetBundle().catch((err: unknown) => logger.error({ err }, "the widget did not build"));
     const server = http.createServer(createApp(parts));
     server.on("clientError", clientErrorHandler(logger));
     const drain = drainer(server);
