@@ -72,6 +72,12 @@ async function main(argv: string[]) {
   }
 }
 
+// Output piped into a reader that stops early (`sitevoice widget info | head`) ends quietly.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof SettingsError) console.error(`sitevoice: ${error.message}`);
   else if (isServiceError(error))

@@ -12,6 +12,7 @@ import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import {
   CLIENT_SECRETS_PATH,
   startOpenAiStandin,
+  validSecretRequest,
   type OpenAiStandin,
 } from "./helpers/openai-standin.ts";
 import type { RealtimeCall, RealtimeEvent } from "./helpers/realtime-call.ts";
@@ -21,24 +22,6 @@ import {
   type Connected,
   type WidgetPage,
 } from "./helpers/realtime-widget-page.ts";
-
-const validSecretRequest = () => ({
-  expires_after: { anchor: "created_at", seconds: 60 },
-  session: {
-    type: "realtime",
-    model: "gpt-realtime",
-    instructions: "Be brief.",
-    audio: { output: { voice: "marin" } },
-    tools: [
-      {
-        type: "function",
-        name: "scroll_to",
-        description: "Scrolls.",
-        parameters: { type: "object", properties: { section_id: { type: "string" } } },
-      },
-    ],
-  },
-});
 
 async function mint(standin: OpenAiStandin): Promise<string> {
   const response = await fetch(`${standin.baseUrl}${CLIENT_SECRETS_PATH}`, {

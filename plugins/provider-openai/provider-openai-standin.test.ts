@@ -6,6 +6,7 @@ import { expect } from "chai";
 import {
   CLIENT_SECRETS_PATH,
   startOpenAiStandin,
+  validSecretRequest,
   type OpenAiStandin,
 } from "../../test/helpers/openai-standin.ts";
 
@@ -34,23 +35,7 @@ describe("OpenAI client-secret stand-in", () => {
     };
   };
 
-  const valid = () => ({
-    expires_after: { anchor: "created_at", seconds: 60 },
-    session: {
-      type: "realtime",
-      model: "gpt-realtime",
-      instructions: "Be brief.",
-      audio: { output: { voice: "marin" } },
-      tools: [
-        {
-          type: "function",
-          name: "scroll_to",
-          description: "Scrolls.",
-          parameters: { type: "object", properties: { section_id: { type: "string" } } },
-        },
-      ],
-    },
-  });
+  const valid = validSecretRequest;
 
   it("answers a well-formed request with a client secret and the effective session", async () => {
     const { status, body } = await post(valid());

@@ -105,6 +105,25 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const MIN_SECONDS = 10;
 const MAX_SECONDS = 7200;
 
+/** A client-secret request as the provider sends one, small and valid. */
+export const validSecretRequest = () => ({
+  expires_after: { anchor: "created_at", seconds: 60 },
+  session: {
+    type: "realtime",
+    model: "gpt-realtime",
+    instructions: "Be brief.",
+    audio: { output: { voice: "marin" } },
+    tools: [
+      {
+        type: "function",
+        name: "scroll_to",
+        description: "Scrolls.",
+        parameters: { type: "object", properties: { section_id: { type: "string" } } },
+      },
+    ],
+  },
+});
+
 export async function startOpenAiStandin(
   options: OpenAiStandinOptions = {},
 ): Promise<OpenAiStandin> {

@@ -103,6 +103,7 @@ export class WidgetUi {
     this.status.hidden = state === "idle";
     this.callActions.hidden = !inCall(state);
     if (state !== "idle") this.openPanel();
+    else if (this.answerNotice === undefined && !this.panel.hidden) this.closePanel();
   }
 
   /** The privacy notice; resolves true when the visitor starts, false when they decline. */
