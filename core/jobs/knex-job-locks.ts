@@ -10,7 +10,8 @@
  *   locks it (a racing transaction skips it rather than waiting, and once this one commits, sees
  *   it locked), the UPDATE marks it, and it is read back before COMMIT. READ COMMITTED, so the
  *   locking read leaves no gap locks on the rows it passed over. SKIP LOCKED needs MariaDB 10.6
- *   or MySQL 8.
+ *   or MySQL 8. Two such reads racing can skip each other's row, so an empty answer is checked
+ *   by a plain read and tried again while a row is still free.
  */
 import type { Knex } from "knex";
 import { NEXT_JOB_ORDER } from "./job-filters.ts";
@@ -43,6 +44,26 @@ export async function lockFirst(
       .returning("*")) as unknown as JobRow[];
     return rows[0];
   }
+  for (let attempt = 1; ; attempt += 1) {
+    const row = await lockFirstMysql(knex, pick, mark);
+    if (row !== undefined || attempt === MYSQL_LOCK_ATTEMPTS) return row;
+    // Two racing locking reads can each skip the row the other holds for a moment and both come
+    // back empty (seen on MariaDB, about one race in a hundred under load). A plain read says
+    // whether a row is still free; only then is it worth another try. A row a competitor holds
+    // until it commits stays skipped, and that competitor is the one winner.
+    const free = await knex(JOBS_TABLE).first("id").where(pick);
+    if (free === undefined) return undefined;
+  }
+}
+
+/** How often a MySQL lock is tried while a free row is left (see lockFirst). */
+const MYSQL_LOCK_ATTEMPTS = 5;
+
+function lockFirstMysql(
+  knex: Knex,
+  pick: (query: Knex.QueryBuilder) => void,
+  mark: LockMark,
+): Promise<JobRow | undefined> {
   return knex.transaction(
     async (trx) => {
       const first = (await trx(JOBS_TABLE)
