@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import { run, serving, stop, type Run } from "./helpers/cli-process.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -180,5 +181,24 @@ describe("the README's curl examples", function () {
     }
     // At least one example searched an example site and got its data.
     expect(searched, "a search that returned items").to.equal(true);
+  });
+  it("shows the widget on the quick start's demo page, and a press reaches the token endpoint", async function () {
+    requireChromium(this);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://localhost:${PORT}/demo/luigis-trattoria`);
+      const launcher = page.locator("sitevoice-widget button.launcher");
+      const color = await launcher.evaluate((b) => getComputedStyle(b).backgroundColor);
+      expect(color).to.equal("rgb(185, 28, 28)"); // the restaurant's appearance.color
+      const token = page.waitForResponse((r) => r.url().endsWith("/v1/luigis-trattoria/token"));
+      await launcher.click();
+      await page.locator("sitevoice-widget .notice button.primary").click();
+      // No OPENAI_API_KEY in a fresh start: the visitor is told, the service said why.
+      expect((await token).status()).to.equal(503);
+      await page.locator("sitevoice-widget .status").filter({ hasText: "not available" }).waitFor();
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -199,7 +199,7 @@ describe("the widget script", function () {
         `<script src="${demo.url}/widget.js" data-site-id="${siteId}" async>`,
       );
       expect(res.text).to.include("Demo &lt;Bistro&gt;");
-      expect(res.text).not.to.include("stays hidden here");
+      expect(res.text).not.to.include("stays hidden");
     });
 
     it("says how to make it work for a site that does not list the service's host", async () => {
@@ -214,6 +214,22 @@ describe("the widget script", function () {
       const res = await request(demo.server).get(`/demo/${siteId}`).expect(200);
       expect(res.text).to.include("stays hidden here");
       expect(res.text).to.include(new URL(demo.url).host);
+    });
+
+    it("says so when the site's pages leave out the demo page", async () => {
+      const workspaceId = await demo.workspace();
+      const siteId = `demo-${crypto.randomBytes(4).toString("hex")}`;
+      await demo.sites.create(operatorPrincipal(workspaceId, "test"), {
+        site_id: siteId,
+        business_name: "Only home",
+        business_description: "",
+        domain: new URL(demo.url).host,
+        enabled_pages: ["/"],
+      });
+      const res = await request(demo.server).get(`/demo/${siteId}`).expect(200);
+      expect(res.text).not.to.include("stays hidden here");
+      expect(res.text).to.include("stays hidden on this page");
+      expect(res.text).to.include(`<code>/demo/${siteId}</code>`);
     });
 
     it("answers 404 with a page for an unknown site, escaping what it quotes", async () => {

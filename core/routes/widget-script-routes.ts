@@ -6,12 +6,14 @@
  * brotli or gzip when the browser takes them.
  *
  * `GET /demo/:siteId` (only with SITEVOICE_DEMO on): a page that embeds the widget for a site,
- * which works when the site lists this service's own host among its domains (the example
- * restaurant lists localhost:8787), and otherwise says how to make it work.
+ * which works when the site lists this service's own host among its domains and lets its pages
+ * include `/demo/*` (the example restaurant does both for localhost:8787), and otherwise says
+ * what to add.
  */
 import { Router } from "express";
 import Handlebars from "handlebars";
 import type { SiteService } from "../sites/site-service.ts";
+import { pagePatternTest } from "../sites/page-patterns.ts";
 import { allowedOrigins } from "../widget/origin.ts";
 import { widgetBundle } from "../widget/widget-bundle.ts";
 
@@ -63,6 +65,8 @@ export function widgetScriptRoutes(parts: { sites: SiteService; demo: boolean })
           site,
           host: req.get("host"),
           allowed: allowedOrigins(site).has(origin),
+          shown: pagePatternTest(site)(req.path),
+          path: req.path,
           widget: `${origin}${WIDGET_PATH}`,
         }),
       );
@@ -83,6 +87,7 @@ function matches(header: string | undefined, etag: string): boolean {
 const demoPage = Handlebars.compile(`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>{{#if site}}{{site.business_name}}: Sitevoice demo{{else}}Sitevoice demo{{/if}}</title>
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem;
@@ -106,6 +111,11 @@ contact details.</p>
 <p class="note">The widget stays hidden here: <code>{{host}}</code> is not among this site's
 domains. Add it to the site's <code>additional_domains</code> (as the example restaurant in
 <code>sites/luigis-trattoria.yaml</code> does for <code>localhost:8787</code>) and reload.</p>
+{{/unless}}
+{{#unless shown}}
+<p class="note">The widget stays hidden on this page: the site's <code>enabled_pages</code> and
+<code>disabled_pages</code> leave out <code>{{path}}</code>. Add <code>/demo/*</code> to its
+<code>enabled_pages</code> (as the example restaurant does) and reload.</p>
 {{/unless}}
 <h2 id="embed">The script tag</h2>
 <pre><code>&lt;script src="{{widget}}" data-site-id="{{site.site_id}}" async&gt;&lt;/script&gt;</code></pre>
