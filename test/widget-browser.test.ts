@@ -164,6 +164,30 @@ describe("the widget in a browser", function () {
     }
   });
 
+  it("says the assistant could not be reached when the provider refuses the call, and ends the session", async () => {
+    const opened = await openPage(harness.browser, `${harness.site.origin}/`);
+    await opened.ready();
+    harness.openai.calls.behaviour = "fail";
+    try {
+      const token = opened.page.waitForResponse((r) => r.url().endsWith("/token"));
+      await opened.page.locator(LAUNCHER).click();
+      await opened.page.locator("sitevoice-widget .notice button.primary").click();
+      const { session_id: sessionId } = (await (await token).json()).data;
+      await opened.page.locator(STATUS).filter({ hasText: "could not be reached" }).waitFor();
+      await opened.page.waitForFunction(() => sessionStorage.length === 0);
+      let usage: Record<string, number> = {};
+      for (let i = 0; usage.session_end === undefined && i < 50; i += 1) {
+        await harness.service.events.flush();
+        usage = await harness.service.store.events.countSessionUsage(sessionId);
+        if (usage.session_end === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(usage).to.deep.equal({ session_start: 1, session_end: 1 });
+    } finally {
+      harness.openai.calls.behaviour = "answer";
+      await opened.context.close();
+    }
+  });
+
   it("serves a demo page that embeds the widget, and photographs it mid-call", async () => {
     const { service, openai } = harness;
     const host = new URL(service.url).host;
