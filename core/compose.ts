@@ -15,6 +15,7 @@ import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limit
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import type { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
+import { AnalyticsService } from "./analytics/analytics-service.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
@@ -170,6 +171,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usage: UsageService;
   transcripts: TranscriptService;
   leads: LeadService;
+  /** The analytics reads. */
+  analytics: AnalyticsService;
   /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
   intelligence: SiteIntelligenceService;
   /** The workspace's webhook endpoints, as the API manages them. */
@@ -264,6 +267,7 @@ export async function composeParts(
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
+      analytics: new AnalyticsService({ store, sites }),
       intelligence,
       webhooks: new WebhookEndpointService({
         store,

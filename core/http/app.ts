@@ -6,6 +6,7 @@ import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import { optionsHandler } from "./options-handler.ts";
 import { requestContext } from "./request-context.ts";
 import { requestLog } from "./request-log.ts";
+import { analyticsRoutes } from "../routes/analytics-routes.ts";
 import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
@@ -40,6 +41,7 @@ export function createApp(parts: AppParts): Express {
   app.use(leadsRoutes(parts, requireKey));
   app.use(webhookDeliveriesRoutes(parts, requireKey));
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
+  app.use(analyticsRoutes(parts.analytics, requireKey));
   app.use(widgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 

@@ -1,11 +1,15 @@
 /** `limit` and opaque `cursor` list parameters (DECISIONS.md): default 50, max 200. */
 import { errors } from "../errors.ts";
+import type { InvalidParam } from "./query-params.ts";
 
-export function parseLimit(raw: unknown, { fallback = 50, max = 200 } = {}): number {
+export function parseLimit(
+  raw: unknown,
+  { fallback = 50, max = 200, invalid = errors.invalidRequest as InvalidParam } = {},
+): number {
   if (raw === undefined) return fallback;
   const value = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw errors.invalidRequest(`limit must be an integer from 1 to ${max}`, { field: "limit" });
+    throw invalid(`limit must be an integer from 1 to ${max}`, { field: "limit" });
   }
   return value;
 }
@@ -17,6 +21,7 @@ export const encodeCursor = (key: unknown) =>
 export function decodeCursor<T>(
   raw: unknown,
   check: (value: unknown) => value is T,
+  invalid: InvalidParam = errors.invalidRequest,
 ): T | undefined {
   if (raw === undefined || raw === "") return undefined;
   try {
@@ -25,5 +30,5 @@ export function decodeCursor<T>(
   } catch {
     // reported below
   }
-  throw errors.invalidRequest("cursor is not one this service issued", { field: "cursor" });
+  throw invalid("cursor is not one this service issued", { field: "cursor" });
 }

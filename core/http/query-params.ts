@@ -1,5 +1,11 @@
 import type { Request } from "express";
-import { errors } from "../errors.ts";
+import { errors, type ServiceError } from "../errors.ts";
+
+/**
+ * The error a bad parameter is: 400 `invalid_request`, or `invalid_params` where the endpoint's
+ * contract says so (the analytics reads).
+ */
+export type InvalidParam = (message: string, details: { field: string }) => ServiceError;
 
 /** A C0 control character or DEL: no parameter of ours means one, and `%00` breaks LIKE. */
 const hasControl = (text: string) =>
@@ -14,23 +20,21 @@ const hasControl = (text: string) =>
 export function queryParams<const K extends string>(
   req: Request,
   names: readonly K[],
+  invalid: InvalidParam = errors.invalidRequest,
 ): Partial<Record<K, string>> {
   const params: Partial<Record<K, string>> = {};
   for (const [name, value] of Object.entries(req.query)) {
     if (!(names as readonly string[]).includes(name)) {
       const takes = names.length === 0 ? "none" : names.join(", ");
-      throw errors.invalidRequest(
-        `${name} is not a parameter of this endpoint (it takes ${takes})`,
-        {
-          field: name,
-        },
-      );
+      throw invalid(`${name} is not a parameter of this endpoint (it takes ${takes})`, {
+        field: name,
+      });
     }
     if (typeof value !== "string") {
-      throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
+      throw invalid(`${name} must be given once, as text`, { field: name });
     }
     if (hasControl(value)) {
-      throw errors.invalidRequest(`${name} must not hold control characters`, { field: name });
+      throw invalid(`${name} must not hold control characters`, { field: name });
     }
     params[name as K] = value;
   }

@@ -109,6 +109,45 @@ export class EventsRepo {
       .limit(limit);
   }
 
+  /**
+   * A site's usage events newest first (created_at, then id, both descending), from `since`
+   * (inclusive) to `until` (exclusive), optionally of one type, after the keyset `before`.
+   * Keyset paging: an event stored meanwhile never shifts a page, so no event present when the
+   * paging began is skipped or repeated.
+   */
+  async pageUsage(
+    siteId: string,
+    query: {
+      since: number;
+      until: number;
+      type?: string;
+      before?: { created_at: number; id: string };
+      limit: number;
+    },
+  ): Promise<UsageEventRow[]> {
+    const rows = this.knex<UsageEventRow>("usage_events")
+      .where("site_id", siteId)
+      .where("created_at", ">=", query.since)
+      .where("created_at", "<", query.until);
+    if (query.type !== undefined) rows.where("type", query.type);
+    const before = query.before;
+    if (before !== undefined) {
+      rows.where((q) =>
+        q
+          .where("created_at", "<", before.created_at)
+          .orWhere((same) =>
+            same.where("created_at", before.created_at).where("id", "<", before.id),
+          ),
+      );
+    }
+    return rows
+      .orderBy([
+        { column: "created_at", order: "desc" },
+        { column: "id", order: "desc" },
+      ])
+      .limit(query.limit);
+  }
+
   async insertService(rows: ServiceEventRow[]): Promise<void> {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
