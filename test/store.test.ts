@@ -73,6 +73,7 @@ for (const target of databaseTargets) {
           "006-jobs",
           "007-webhooks",
           "008-intelligence",
+          "009-usage-rollups",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

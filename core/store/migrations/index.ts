@@ -11,6 +11,7 @@ import * as m005 from "./005-workspace-contact.ts";
 import * as m006 from "./006-jobs.ts";
 import * as m007 from "./007-webhooks.ts";
 import * as m008 from "./008-intelligence.ts";
+import * as m009 from "./009-usage-rollups.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "006-jobs": m006,
   "007-webhooks": m007,
   "008-intelligence": m008,
+  "009-usage-rollups": m009,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -8,6 +8,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
+import { addRollups, rollupsOf, sqliteRollupUpsert } from "./usage-rollups.ts";
 
 export interface UsageEventRow {
   id: string;
@@ -42,45 +43,50 @@ export class EventsRepo {
   /**
    * Stores a batch of usage events, skipping a row whose (site_id, client_event_id) is already
    * stored (earlier in the batch too), and resolves with the stored row of each, in order: the row
-   * itself, or for a repeated client id the first write's. The rows go in one statement (on SQLite
-   * one synchronous transaction), so a failed write stores none of them. Never called inside a
-   * transaction: on SQLite it takes the one connection itself.
+   * itself, or for a repeated client id the first write's. The rows go in one statement, in one
+   * transaction with what they add to the usage rollups (on SQLite one synchronous transaction),
+   * so a failed write stores none of them and no rollup counts an event the store lacks. Never
+   * called inside a transaction: on SQLite it takes the one connection itself.
    */
   async storeUsage(rows: readonly UsageEventRow[]): Promise<UsageEventRow[]> {
     if (rows.length === 0) return [];
     if (this.knex.isTransaction) throw new Error("storeUsage runs outside a transaction");
     if (this.client === "sqlite") return storeUsageOnSqlite(this.knex, rows);
-    // One INSERT of every row: atomic on its own, so no BEGIN and COMMIT round trips.
-    const key = ["site_id", "client_event_id"];
-    const insert = insertSkippingDuplicate(this.knex, "usage_events", rows, key, this.client);
-    let unsure: Set<UsageEventRow>;
-    if (this.client === "postgres") {
-      // RETURNING names the rows inserted; only the skipped ones need reading back.
-      const inserted = new Set(
-        ((await insert.returning("id")) as { id: string }[]).map((row) => row.id),
-      );
-      unsure = new Set(rows.filter((row) => !inserted.has(row.id)));
-    } else {
-      // MySQL has no RETURNING: every row with a client id is read back.
-      await insert;
-      unsure = new Set(rows.filter((row) => row.client_event_id !== null));
-    }
-    if (unsure.size === 0) return [...rows];
-    // One query for the batch. The rows it looks for have committed (the INSERT waited for any
-    // conflicting one), so it needs no transaction with the INSERT; should it fail, the batch is
-    // stored but refused, and a retry with the same client id is answered with the stored row.
-    const stored = new Map<string, UsageEventRow>();
-    const found = await this.knex<UsageEventRow>("usage_events").whereIn(
-      ["site_id", "client_event_id"],
-      [...unsure].map((row) => [row.site_id, row.client_event_id as string]),
-    );
-    for (const row of found) stored.set(clientKey(row), row);
-    return rows.map((row) => {
-      if (!unsure.has(row)) return row;
-      const first = stored.get(clientKey(row));
-      if (first === undefined)
-        throw new Error(`usage event ${row.id} was neither stored nor found`);
-      return first;
+    const client = this.client;
+    return this.knex.transaction(async (trx) => {
+      const key = ["site_id", "client_event_id"];
+      const insert = insertSkippingDuplicate(trx, "usage_events", rows, key, client);
+      let unsure: Set<UsageEventRow>;
+      if (client === "postgres") {
+        // RETURNING names the rows inserted; only the skipped ones need reading back.
+        const inserted = new Set(
+          ((await insert.returning("id")) as { id: string }[]).map((row) => row.id),
+        );
+        unsure = new Set(rows.filter((row) => !inserted.has(row.id)));
+      } else {
+        // MySQL has no RETURNING: every row with a client id is read back.
+        await insert;
+        unsure = new Set(rows.filter((row) => row.client_event_id !== null));
+      }
+      const stored = new Map<string, UsageEventRow>();
+      if (unsure.size > 0) {
+        // The rows it looks for have committed (the INSERT waited for any conflicting one).
+        const found = await trx<UsageEventRow>("usage_events").whereIn(
+          ["site_id", "client_event_id"],
+          [...unsure].map((row) => [row.site_id, row.client_event_id as string]),
+        );
+        for (const row of found) stored.set(clientKey(row), row);
+      }
+      const answers = rows.map((row) => {
+        if (!unsure.has(row)) return row;
+        const first = stored.get(clientKey(row));
+        if (first === undefined)
+          throw new Error(`usage event ${row.id} was neither stored nor found`);
+        return first;
+      });
+      // Only what this batch stored is rolled up: a repeated client id counts once.
+      await addRollups(trx, client, rollupsOf(rows.filter((row, i) => answers[i]!.id === row.id)));
+      return answers;
     });
   }
 
@@ -212,16 +218,23 @@ function writerOf(conn: BetterSqlite3.Database): WriteBatch {
   const first = conn.prepare<[string, string], UsageEventRow>(
     "select * from usage_events where site_id = ? and client_event_id = ?",
   );
-  const write = conn.transaction((rows: readonly UsageEventRow[]) =>
-    rows.map((row) => {
-      if (insert.run(row).changes === 1) return row;
+  const rollUp = sqliteRollupUpsert(conn);
+  const write = conn.transaction((rows: readonly UsageEventRow[]) => {
+    const inserted: UsageEventRow[] = [];
+    const answers = rows.map((row) => {
+      if (insert.run(row).changes === 1) {
+        inserted.push(row);
+        return row;
+      }
       // Skipped, so its client id is taken (perhaps earlier in this batch): answer that row.
       const stored = first.get(row.site_id, row.client_event_id as string);
       if (stored === undefined)
         throw new Error(`usage event ${row.id} was neither stored nor found`);
       return stored;
-    }),
-  );
+    });
+    for (const rollup of rollupsOf(inserted)) rollUp(rollup);
+    return answers;
+  });
   writers.set(conn, write);
   return write;
 }
