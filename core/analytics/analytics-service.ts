@@ -14,6 +14,7 @@ import {
 import type { Store } from "../store/store.ts";
 import type { SiteService } from "../sites/site-service.ts";
 import { keysetPage, type KeysetPage } from "../util/keyset-page.ts";
+import { bucketsOf, type Bucket, type Window } from "./summary-buckets.ts";
 
 /** Where a page of events ends: the last event's time and id. */
 export interface EventCursor {
@@ -58,14 +59,93 @@ export class AnalyticsService {
     }));
   }
 
+  /**
+   * Totals, buckets (empty ones with zeros) and the top functions of the window, from the
+   * rollups alone, in the site's time zone.
+   */
+  async summary(
+    principal: Principal,
+    siteId: string,
+    query: { window: Window; bucket: Bucket },
+  ): Promise<Summary> {
+    const site = await this.siteOf(principal, siteId);
+    const { since, until } = query.window;
+    const { labels, ofQuarter } = bucketsOf(query.window, query.bucket, site.timezone);
+    const sums = new Map(labels.map((label) => [label, new Tally()]));
+    const total = new Tally();
+    for (const row of await this.parts.store.rollups.sums(siteId, since, until)) {
+      sums.get(ofQuarter.get(row.bucket_start) ?? "")?.add(row);
+      total.add(row);
+    }
+    return {
+      period: { since: new Date(since).toISOString(), until: new Date(until).toISOString() },
+      timezone: site.timezone,
+      totals: total.view(),
+      buckets: labels.map((label) => ({ bucket: label, ...sums.get(label)!.view() })),
+      top_functions: await this.parts.store.rollups.topFunctions(siteId, since, until, 10),
+    };
+  }
+
   /** 404 site_not_found for a site the principal may not read (not_found from the access rule). */
-  private async siteOf(principal: Principal, siteId: string): Promise<void> {
+  private async siteOf(principal: Principal, siteId: string) {
     try {
-      await this.parts.sites.assertOwned(principal, siteId);
+      return await this.parts.sites.get(principal, siteId);
     } catch (error) {
       if (isServiceError(error) && error.code === "not_found") throw errors.siteNotFound(siteId);
       throw error;
     }
+  }
+}
+
+export interface SummaryFigures {
+  sessions: number;
+  minutes: number;
+  function_calls: number;
+  db_queries: number;
+  /** Absent until some event of the span has a cost (a cost is filled in after the fact). */
+  cost_cents?: number;
+}
+
+export interface Summary {
+  period: { since: string; until: string };
+  timezone: string;
+  totals: SummaryFigures;
+  buckets: Array<SummaryFigures & { bucket: string }>;
+  top_functions: Array<{ name: string; count: number }>;
+}
+
+/** The figures of a span, summed from rollup rows. */
+class Tally {
+  #sessions = 0;
+  #seconds = 0;
+  #functionCalls = 0;
+  #dbQueries = 0;
+  #cost = 0;
+  #costed = 0;
+
+  add(row: {
+    type: string;
+    events: number;
+    duration_seconds: number;
+    cost_cents: number;
+    costed: number;
+  }): void {
+    if (row.type === "session_start") this.#sessions += row.events;
+    if (row.type === "session_end") this.#seconds += row.duration_seconds;
+    if (row.type === "function_call") this.#functionCalls += row.events;
+    if (row.type === "db_query") this.#dbQueries += row.events;
+    this.#cost += row.cost_cents;
+    this.#costed += row.costed;
+  }
+
+  view(): SummaryFigures {
+    return {
+      sessions: this.#sessions,
+      minutes: Math.round((this.#seconds / 60) * 100) / 100,
+      function_calls: this.#functionCalls,
+      db_queries: this.#dbQueries,
+      ...(this.#costed === 0 ? {} : { cost_cents: Math.round(this.#cost * 100) / 100 }),
+    };
   }
 }
 

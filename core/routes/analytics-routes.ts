@@ -3,7 +3,8 @@
  * naming them (SPEC.md's analytics rows). `GET /v1/:siteId/analytics/events`: `since` (30 days
  * ago), `until` (now), `type`, `limit` (100, at most 1,000) and the opaque `cursor` of
  * `meta.next_cursor`, which carries the window of the first page so the pages after it read the
- * same one.
+ * same one. `GET /v1/:siteId/analytics/summary`: `period` (month), `bucket` (day), and `since`
+ * and `until` with `period=custom` only.
  */
 import { Router } from "express";
 import { parseEventType, parseInstant } from "../analytics/analytics-params.ts";
@@ -12,6 +13,14 @@ import {
   type AnalyticsService,
   type EventPageCursor,
 } from "../analytics/analytics-service.ts";
+import {
+  BUCKETS,
+  MAX_WINDOW_MS,
+  PERIODS,
+  summaryWindow,
+  type Period,
+  type Window,
+} from "../analytics/summary-buckets.ts";
 import { errors } from "../errors.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { sendData } from "../http/envelope.ts";
@@ -49,7 +58,57 @@ export function analyticsRoutes(
     });
   });
 
+  router.get("/v1/:siteId/analytics/summary", requireKey("analytics:read"), async (req, res) => {
+    const query = queryParams(req, SUMMARY_PARAMS, errors.invalidParams);
+    const period = oneOf(query.period ?? "month", PERIODS, "period");
+    const bucket = oneOf(query.bucket ?? "day", BUCKETS, "bucket");
+    const window = summaryWindow(period, now(), customWindow(period, query));
+    const summary = await analytics.summary(principalOf(req), req.params.siteId as string, {
+      window,
+      bucket,
+    });
+    sendData(req, res, summary);
+  });
+
   return router;
+}
+
+const SUMMARY_PARAMS = ["period", "bucket", "since", "until"] as const;
+
+function oneOf<const T extends string>(raw: string, values: readonly T[], field: string): T {
+  if (!(values as readonly string[]).includes(raw)) {
+    throw errors.invalidParams(`${field} must be one of ${values.join(", ")}, got "${raw}"`, {
+      field,
+    });
+  }
+  return raw as T;
+}
+
+/** `since` and `until` of a custom period: both required, in order, a year and a day at most. */
+function customWindow(
+  period: Period,
+  query: Partial<Record<(typeof SUMMARY_PARAMS)[number], string>>,
+): Window | undefined {
+  if (period !== "custom") {
+    for (const field of ["since", "until"] as const) {
+      if (query[field] !== undefined) {
+        throw errors.invalidParams(`${field} is taken only with period=custom`, { field });
+      }
+    }
+    return undefined;
+  }
+  for (const field of ["since", "until"] as const) {
+    if (query[field] === undefined) {
+      throw errors.invalidParams(`period=custom needs ${field}`, { field });
+    }
+  }
+  const since = parseInstant(query.since!, "since");
+  const until = parseInstant(query.until!, "until");
+  if (since >= until) throw errors.invalidParams("since must be before until", { field: "since" });
+  if (until - since > MAX_WINDOW_MS) {
+    throw errors.invalidParams("a custom period spans at most 366 days", { field: "until" });
+  }
+  return { since, until };
 }
 
 /** The window read: the cursor's own, which parameters given beside it must agree with. */

@@ -2,6 +2,7 @@
  * The store: one repository per table group over one knex instance. `transaction` hands out the
  * same repositories bound to a transaction, so a multi-row change is written whole or not at all.
  */
+import { RollupsRepo } from "./repos/usage-rollups.ts";
 import type { Knex } from "knex";
 import type { Database } from "./database.ts";
 import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
@@ -22,6 +23,7 @@ export class Store {
   readonly sites: SitesRepo;
   readonly sessions: SessionsRepo;
   readonly events: EventsRepo;
+  readonly rollups: RollupsRepo;
   readonly leads: LeadsRepo;
   readonly webhookEndpoints: WebhookEndpointsRepo;
   readonly webhookDeliveries: WebhookDeliveriesRepo;
@@ -38,6 +40,7 @@ export class Store {
     this.sites = new SitesRepo(executor);
     this.sessions = new SessionsRepo(executor);
     this.events = new EventsRepo(executor, db.client);
+    this.rollups = new RollupsRepo(executor);
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);

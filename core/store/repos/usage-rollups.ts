@@ -7,7 +7,6 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { Knex } from "knex";
 import { ROLLUP_GRAIN_MS } from "../migrations/009-usage-rollups.ts";
 import type { DatabaseClient } from "../../settings.ts";
-import type { UsageEventRow } from "./events-repo.ts";
 
 export const ROLLUPS_TABLE = "usage_rollups";
 const KEY = ["site_id", "bucket_start", "type", "function_name"] as const;
@@ -24,8 +23,18 @@ export interface RollupRow {
   costed: number;
 }
 
+/** What an event brings to the rollups (a usage event row has these fields). */
+export interface RolledEvent {
+  site_id: string;
+  type: string;
+  function_name: string | null;
+  duration_seconds: number | null;
+  cost_cents: number | null;
+  created_at: number;
+}
+
 /** What `rows` add to the rollups, one row per (site, quarter hour, type, function). */
-export function rollupsOf(rows: readonly UsageEventRow[]): RollupRow[] {
+export function rollupsOf(rows: readonly RolledEvent[]): RollupRow[] {
   const sums = new Map<string, RollupRow>();
   for (const row of rows) {
     const createdAt = Number(row.created_at);
@@ -84,4 +93,58 @@ export function sqliteRollupUpsert(conn: BetterSqlite3.Database): (rollup: Rollu
   return (rollup) => {
     statement.run(rollup);
   };
+}
+
+/** The rollups of a site read by summaries. */
+export class RollupsRepo {
+  constructor(private readonly knex: Knex) {}
+
+  /** Per quarter hour and type in [since, until): events, seconds, cost and how many had one. */
+  async sums(
+    siteId: string,
+    since: number,
+    until: number,
+  ): Promise<Array<Omit<RollupRow, "site_id" | "function_name">>> {
+    const rows = await this.knex(ROLLUPS_TABLE)
+      .where("site_id", siteId)
+      .where("bucket_start", ">=", since)
+      .where("bucket_start", "<", until)
+      .groupBy("bucket_start", "type")
+      .select("bucket_start", "type")
+      .sum({ events: "events", duration_seconds: "duration_seconds" })
+      .sum({ cost_cents: "cost_cents", costed: "costed" });
+    return rows.map((row: Record<string, unknown>) => ({
+      bucket_start: Number(row.bucket_start),
+      type: String(row.type),
+      events: Number(row.events),
+      duration_seconds: Number(row.duration_seconds),
+      cost_cents: Number(row.cost_cents),
+      costed: Number(row.costed),
+    }));
+  }
+
+  /** The functions called most in [since, until), most first (then by name). */
+  async topFunctions(
+    siteId: string,
+    since: number,
+    until: number,
+    limit: number,
+  ): Promise<Array<{ name: string; count: number }>> {
+    const rows = await this.knex(ROLLUPS_TABLE)
+      .where({ site_id: siteId, type: "function_call" })
+      .where("bucket_start", ">=", since)
+      .where("bucket_start", "<", until)
+      .groupBy("function_name")
+      .select("function_name")
+      .sum({ count: "events" })
+      .orderBy([
+        { column: "count", order: "desc" },
+        { column: "function_name", order: "asc" },
+      ])
+      .limit(limit);
+    return rows.map((row: Record<string, unknown>) => ({
+      name: String(row.function_name),
+      count: Number(row.count),
+    }));
+  }
 }
