@@ -13,6 +13,7 @@ import {
 } from "../events/event-bus.ts";
 import type { Store } from "../store/store.ts";
 import type { SiteService } from "../sites/site-service.ts";
+import { workspaceUsage, type UsageGroup } from "../store/repos/usage-rollups.ts";
 import { keysetPage, type KeysetPage } from "../util/keyset-page.ts";
 import { bucketsOf, type Bucket, type Window } from "./summary-buckets.ts";
 
@@ -84,6 +85,32 @@ export class AnalyticsService {
       buckets: labels.map((label) => ({ bucket: label, ...sums.get(label)!.view() })),
       top_functions: await this.parts.store.rollups.topFunctions(siteId, since, until, 10),
     };
+  }
+
+  /**
+   * Minutes, sessions and events of the workspace's sites (a per-site key's only) in the window,
+   * grouped by site, UTC day and/or type, from the rollups.
+   */
+  async usage(
+    principal: Principal,
+    query: { window: Window; groupBy: readonly UsageGroup[] },
+  ): Promise<Array<Record<string, string | number>>> {
+    const rows = await workspaceUsage(this.parts.store.db.knex, {
+      workspaceId: principal.workspaceId,
+      siteIds: principal.siteIds === undefined ? undefined : [...principal.siteIds],
+      ...query.window,
+      groupBy: query.groupBy,
+    });
+    return rows.map((row) => ({
+      ...(row.site_id === undefined ? {} : { site_id: String(row.site_id) }),
+      ...(row.day === undefined
+        ? {}
+        : { day: new Date(Number(row.day)).toISOString().slice(0, 10) }),
+      ...(row.type === undefined ? {} : { type: String(row.type) }),
+      minutes: Math.round((Number(row.seconds) / 60) * 100) / 100,
+      sessions: Number(row.sessions),
+      events: Number(row.events),
+    }));
   }
 
   /** 404 site_not_found for a site the principal may not read (not_found from the access rule). */

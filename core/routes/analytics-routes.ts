@@ -4,7 +4,9 @@
  * ago), `until` (now), `type`, `limit` (100, at most 1,000) and the opaque `cursor` of
  * `meta.next_cursor`, which carries the window of the first page so the pages after it read the
  * same one. `GET /v1/:siteId/analytics/summary`: `period` (month), `bucket` (day), and `since`
- * and `until` with `period=custom` only.
+ * and `until` with `period=custom` only. `GET /v1/analytics`: `from` (the first of this month,
+ * UTC), `to` (now) and `group_by` (site_id; any of site_id, day and type), over the workspace's
+ * sites (a per-site key's only).
  */
 import { Router } from "express";
 import { parseEventType, parseInstant } from "../analytics/analytics-params.ts";
@@ -22,6 +24,7 @@ import {
   type Window,
 } from "../analytics/summary-buckets.ts";
 import { errors } from "../errors.ts";
+import type { UsageGroup } from "../store/repos/usage-rollups.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { sendData } from "../http/envelope.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
@@ -70,7 +73,39 @@ export function analyticsRoutes(
     sendData(req, res, summary);
   });
 
+  router.get("/v1/analytics", requireKey("analytics:read"), async (req, res) => {
+    const query = queryParams(req, ["from", "to", "group_by"], errors.invalidParams);
+    const at = now();
+    const monthStart = new Date(at);
+    const since =
+      query.from === undefined
+        ? Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1)
+        : parseInstant(query.from, "from");
+    const until = query.to === undefined ? at : parseInstant(query.to, "to");
+    if (since >= until) throw errors.invalidParams("from must be before to", { field: "from" });
+    if (until - since > MAX_WINDOW_MS) {
+      throw errors.invalidParams("from and to are at most 366 days apart", { field: "to" });
+    }
+    const rows = await analytics.usage(principalOf(req), {
+      window: summaryWindow("custom", at, { since, until }),
+      groupBy: groupsOf(query.group_by ?? "site_id"),
+    });
+    sendData(req, res, rows);
+  });
+
   return router;
+}
+
+const GROUPS = ["site_id", "day", "type"] as const;
+
+/** `group_by`: one or more of site_id, day and type, comma-separated, each once. */
+function groupsOf(raw: string): UsageGroup[] {
+  const groups = raw.split(",").map((group) => group.trim());
+  for (const group of groups) oneOf(group, GROUPS, "group_by");
+  if (new Set(groups).size !== groups.length) {
+    throw errors.invalidParams("group_by names a group twice", { field: "group_by" });
+  }
+  return groups as UsageGroup[];
 }
 
 const SUMMARY_PARAMS = ["period", "bucket", "since", "until"] as const;

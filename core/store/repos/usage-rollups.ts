@@ -148,3 +148,44 @@ export class RollupsRepo {
     }));
   }
 }
+
+export type UsageGroup = "site_id" | "day" | "type";
+
+/** Usage of a workspace's sites in [since, until) grouped by site, UTC day and/or type. */
+export async function workspaceUsage(
+  knex: Knex,
+  query: {
+    workspaceId: string;
+    siteIds?: readonly string[];
+    since: number;
+    until: number;
+    groupBy: readonly UsageGroup[];
+  },
+): Promise<Array<Record<string, unknown>>> {
+  // Expressions of ours only (never client text), so they can be written into the SQL.
+  const expressions: Record<UsageGroup, string> = {
+    site_id: "r.site_id",
+    day: `r.bucket_start - (r.bucket_start % ${24 * 60 * 60_000})`,
+    type: "r.type",
+  };
+  const rows = knex(`${ROLLUPS_TABLE} as r`)
+    .join("sites as s", "s.site_id", "r.site_id")
+    .where("s.workspace_id", query.workspaceId)
+    .where("r.bucket_start", ">=", query.since)
+    .where("r.bucket_start", "<", query.until);
+  if (query.siteIds !== undefined) rows.whereIn("r.site_id", [...query.siteIds]);
+  for (const group of query.groupBy) {
+    rows
+      .select(knex.raw(`${expressions[group]} as ${group}`))
+      .groupBy(knex.raw(expressions[group]));
+  }
+  return rows
+    .select(
+      knex.raw("sum(case when r.type = 'session_start' then r.events else 0 end) as sessions"),
+      knex.raw(
+        "sum(case when r.type = 'session_end' then r.duration_seconds else 0 end) as seconds",
+      ),
+      knex.raw("sum(r.events) as events"),
+    )
+    .orderBy(query.groupBy.map((group) => ({ column: group })));
+}
