@@ -74,6 +74,7 @@ for (const target of databaseTargets) {
           "007-webhooks",
           "008-intelligence",
           "009-usage-rollups",
+          "010-retention-indexes",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

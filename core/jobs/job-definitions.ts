@@ -4,6 +4,7 @@
  * it next to its code as a JobDefinition and adds one line here. A definition's `run` takes what
  * it needs of the service's parts, so the runner knows none of them.
  */
+import { retentionJob } from "../analytics/retention-job.ts";
 import type { ServiceParts } from "../compose.ts";
 import {
   crawlDispatchJob,
@@ -22,4 +23,5 @@ export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   crawlDispatchJob,
   nightlyCrawlJob,
   crawlPlanJob,
+  retentionJob,
 ];

@@ -12,6 +12,7 @@ import * as m006 from "./006-jobs.ts";
 import * as m007 from "./007-webhooks.ts";
 import * as m008 from "./008-intelligence.ts";
 import * as m009 from "./009-usage-rollups.ts";
+import * as m010 from "./010-retention-indexes.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "007-webhooks": m007,
   "008-intelligence": m008,
   "009-usage-rollups": m009,
+  "010-retention-indexes": m010,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

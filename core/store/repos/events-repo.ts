@@ -154,6 +154,16 @@ export class EventsRepo {
       .limit(query.limit);
   }
 
+  /** Deletes up to `limit` usage events created before `before`, oldest first; how many. */
+  async deleteUsageBefore(before: number, limit: number): Promise<number> {
+    const ids = await this.knex("usage_events")
+      .where("created_at", "<", before)
+      .orderBy("created_at")
+      .limit(limit)
+      .pluck("id");
+    return ids.length === 0 ? 0 : this.knex("usage_events").whereIn("id", ids).del();
+  }
+
   async insertService(rows: ServiceEventRow[]): Promise<void> {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }

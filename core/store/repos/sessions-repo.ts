@@ -63,6 +63,16 @@ export class SessionsRepo {
   }
 
   /** Drops the IP hashes older than `before` (kept one hour at most). */
+  /** Deletes up to `limit` sessions created before `before`, oldest first; how many. */
+  async deleteCreatedBefore(before: number, limit: number): Promise<number> {
+    const ids = await this.knex("widget_sessions")
+      .where("created_at", "<", before)
+      .orderBy("created_at")
+      .limit(limit)
+      .pluck("id");
+    return ids.length === 0 ? 0 : this.knex("widget_sessions").whereIn("id", ids).del();
+  }
+
   async forgetIps(before: number): Promise<number> {
     return this.knex("widget_sessions")
       .whereNotNull("ip_hash")
