@@ -7,8 +7,8 @@ import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
-import { newId } from "../core/store/ids.ts";
 import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -35,19 +35,15 @@ for (const target of databaseTargets) {
 
     /** Rows of the site spread over the last `hours`, several sharing each millisecond. */
     async function write(count: number, hours: number, now = Date.now()): Promise<void> {
-      const rows: UsageEventRow[] = Array.from({ length: count }, (_, i) => ({
-        id: newId("evt"),
-        site_id: siteId,
-        session_id: null,
-        type: TYPES[i % TYPES.length]!,
-        function_name: i % TYPES.length === 1 ? "search_database" : null,
-        duration_seconds: i % TYPES.length === 3 ? 61 : null,
-        cost_cents: null,
-        metadata: null,
-        client_event_id: null,
-        // Three events to a millisecond: the id breaks the tie.
-        created_at: now - 1 - Math.floor(i / 3) * Math.floor((3 * hours * HOUR) / count),
-      }));
+      const rows = Array.from({ length: count }, (_, i) =>
+        usageRow(siteId, {
+          type: TYPES[i % TYPES.length]!,
+          function_name: i % TYPES.length === 1 ? "search_database" : null,
+          duration_seconds: i % TYPES.length === 3 ? 61 : null,
+          // Three events to a millisecond: the id breaks the tie.
+          created_at: now - 1 - Math.floor(i / 3) * Math.floor((3 * hours * HOUR) / count),
+        }),
+      );
       for (let i = 0; i < rows.length; i += 500) {
         await service.store.events.storeUsage(rows.slice(i, i + 500));
       }

@@ -8,8 +8,8 @@ import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
-import { newId } from "../core/store/ids.ts";
 import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -41,18 +41,13 @@ function eventsFor(siteId: string, now: number): UsageEventRow[] {
   }
   return instants.map((at, i) => {
     const type = TYPES[i % TYPES.length]!;
-    return {
-      id: newId("evt"),
-      site_id: siteId,
-      session_id: null,
+    return usageRow(siteId, {
       type,
       function_name: type === "function_call" ? FUNCTIONS[i % 3]! : null,
       duration_seconds: type === "session_end" ? 7 + (i % 23) * 13 : null,
       cost_cents: type === "session_end" && i % 4 === 1 ? (i % 9) + 0.25 : null,
-      metadata: null,
-      client_event_id: null,
       created_at: at,
-    };
+    });
   });
 }
 

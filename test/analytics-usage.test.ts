@@ -8,8 +8,8 @@ import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
-import { newId } from "../core/store/ids.ts";
 import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -42,18 +42,12 @@ for (const target of databaseTargets) {
       });
       const rows = Array.from({ length: 300 }, (_, i) => {
         const type = TYPES[i % TYPES.length]!;
-        return {
-          id: newId("evt"),
-          site_id: siteId,
-          session_id: null,
+        return usageRow(siteId, {
           type,
           function_name: type === "function_call" ? "scroll_to" : null,
           duration_seconds: type === "session_end" ? 30 + (i % 11) * 17 : null,
-          cost_cents: null,
-          metadata: null,
-          client_event_id: null,
           created_at: FROM + ((i * 3_600_007) % (20 * DAY)),
-        };
+        });
       });
       await service.store.events.storeUsage(rows);
       events.push(...rows);

@@ -9,7 +9,7 @@ import pino from "pino";
 import { applyRetention, monthsBefore } from "../core/analytics/retention-job.ts";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { newId } from "../core/store/ids.ts";
-import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -57,18 +57,7 @@ for (const target of databaseTargets) {
       await database?.drop();
     });
 
-    const event = (createdAt: number): UsageEventRow => ({
-      id: newId("evt"),
-      site_id: siteId,
-      session_id: null,
-      type: "db_query",
-      function_name: null,
-      duration_seconds: null,
-      cost_cents: null,
-      metadata: null,
-      client_event_id: null,
-      created_at: createdAt,
-    });
+    const event = (createdAt: number) => usageRow(siteId, { created_at: createdAt });
 
     async function session(createdAt: number): Promise<string> {
       const id = newId("sess");

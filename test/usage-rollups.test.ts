@@ -13,6 +13,7 @@ import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
 import { ROLLUPS_TABLE, type RollupRow } from "../core/store/repos/usage-rollups.ts";
 import { Store } from "../core/store/store.ts";
 import { loadSettings } from "../core/settings.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -27,20 +28,16 @@ const TYPES = ["session_start", "function_call", "db_query", "session_end"] as c
 function events(siteId: string, count: number, end: number, clientIds = false): UsageEventRow[] {
   return Array.from({ length: count }, (_, i) => {
     const type = TYPES[i % TYPES.length]!;
-    return {
-      id: newId("evt"),
-      site_id: siteId,
-      session_id: null,
+    return usageRow(siteId, {
       type,
       function_name:
         type === "function_call" ? (i % 3 === 0 ? "scroll_to" : "search_database") : null,
       duration_seconds: type === "session_end" ? (i % 7) * 30 + 1 : null,
       cost_cents: type === "session_end" && i % 2 === 0 ? i / 10 : null,
-      metadata: null,
       // Every fifth event repeats the client id of the one before it.
       client_event_id: clientIds ? `c-${i % 5 === 4 ? i - 1 : i}` : null,
       created_at: end - ((i * 7919) % (6 * 60 * 60_000)),
-    };
+    });
   });
 }
 

@@ -4,6 +4,7 @@
  * SQLite runs prepared better-sqlite3 statements in one synchronous transaction; on PostgreSQL
  * and MySQL it is one multi-row INSERT, and a read-back query only where a client id was taken.
  */
+import { deleteOldest } from "../delete-oldest.ts";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
@@ -156,12 +157,7 @@ export class EventsRepo {
 
   /** Deletes up to `limit` usage events created before `before`, oldest first; how many. */
   async deleteUsageBefore(before: number, limit: number): Promise<number> {
-    const ids = await this.knex("usage_events")
-      .where("created_at", "<", before)
-      .orderBy("created_at")
-      .limit(limit)
-      .pluck("id");
-    return ids.length === 0 ? 0 : this.knex("usage_events").whereIn("id", ids).del();
+    return deleteOldest(this.knex, "usage_events", before, limit);
   }
 
   async insertService(rows: ServiceEventRow[]): Promise<void> {

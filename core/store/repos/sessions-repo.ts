@@ -1,3 +1,4 @@
+import { deleteOldest } from "../delete-oldest.ts";
 import type { Knex } from "knex";
 
 export interface SessionRow {
@@ -65,12 +66,7 @@ export class SessionsRepo {
   /** Drops the IP hashes older than `before` (kept one hour at most). */
   /** Deletes up to `limit` sessions created before `before`, oldest first; how many. */
   async deleteCreatedBefore(before: number, limit: number): Promise<number> {
-    const ids = await this.knex("widget_sessions")
-      .where("created_at", "<", before)
-      .orderBy("created_at")
-      .limit(limit)
-      .pluck("id");
-    return ids.length === 0 ? 0 : this.knex("widget_sessions").whereIn("id", ids).del();
+    return deleteOldest(this.knex, "widget_sessions", before, limit);
   }
 
   async forgetIps(before: number): Promise<number> {
