@@ -8,6 +8,7 @@ import { loadSettings } from "../core/settings.ts";
 import { keyRing } from "../core/security/secret-box.ts";
 import { openServiceEvent } from "../core/events/event-bus.ts";
 import { connectEventSinks } from "../core/events/event-sinks.ts";
+import { usageRow } from "./helpers/usage-rows.ts";
 import crypto from "node:crypto";
 import {
   createTestDatabase,
@@ -125,18 +126,7 @@ for (const target of databaseTargets) {
     });
 
     it("refuses to write a usage batch inside a transaction (on SQLite it would wait for itself)", async () => {
-      const row = {
-        id: "evt_in_transaction",
-        site_id: "tx-site",
-        session_id: null,
-        type: "db_query",
-        function_name: null,
-        duration_seconds: null,
-        cost_cents: null,
-        metadata: null,
-        client_event_id: null,
-        created_at: 1,
-      };
+      const row = usageRow("tx-site", { id: "evt_in_transaction", created_at: 1 });
       let refused: unknown;
       await store
         .transaction((tx) => tx.events.storeUsage([row]))

@@ -8,8 +8,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import { operatorPrincipal } from "../core/auth/principal.ts";
-import { launchChromium, requireChromium } from "./helpers/browser.ts";
-import { missing } from "./helpers/test-databases.ts";
+import { launchChromium } from "./helpers/browser.ts";
 import {
   openPage,
   SITE_COLOR_RGB,
@@ -25,10 +24,7 @@ describe("the widget in a browser", function () {
   let harness: WidgetHarness;
 
   before(async function () {
-    requireChromium(this);
-    const started = await startWidgetHarness();
-    if (started === undefined) missing(this, "SQLite");
-    harness = started;
+    harness = await startWidgetHarness(this);
   });
   after(() => harness?.close());
 

@@ -7,10 +7,8 @@
  */
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import { requireChromium } from "./helpers/browser.ts";
 import { finishedCrawl } from "./helpers/crawl-rows.ts";
 import type { RealtimeCall } from "./helpers/realtime-call.ts";
-import { missing } from "./helpers/test-databases.ts";
 import {
   openPage,
   startWidgetHarness,
@@ -25,10 +23,7 @@ describe("a call through the widget", function () {
   let harness: WidgetHarness;
 
   before(async function () {
-    requireChromium(this);
-    const started = await startWidgetHarness();
-    if (started === undefined) missing(this, "SQLite");
-    harness = started;
+    harness = await startWidgetHarness(this);
   });
   after(() => harness?.close());
 

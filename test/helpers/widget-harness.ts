@@ -9,9 +9,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { operatorPrincipal } from "../../core/auth/principal.ts";
-import { launchChromium } from "./browser.ts";
+import { launchChromium, requireChromium } from "./browser.ts";
 import { startOpenAiStandin, type OpenAiStandin } from "./openai-standin.ts";
-import { createTestDatabase, databaseTargets, type TestDatabase } from "./test-databases.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  missing,
+  type TestDatabase,
+} from "./test-databases.ts";
 import { startTestService, type TestService } from "./test-service.ts";
 
 export const SITE_COLOR = "#b91c1c";
@@ -46,9 +51,15 @@ export interface OpenedPage {
   ready(): Promise<{ site_id: string; shown: boolean; reason?: string }>;
 }
 
-export async function startWidgetHarness(): Promise<WidgetHarness | undefined> {
-  const database = await createTestDatabase(databaseTargets.find((t) => t.client === "sqlite")!);
-  if (database === undefined) return undefined;
+/**
+ * For a suite's `before`: the harness, or the suite skipped (failed under CI) when Chromium or
+ * SQLite is missing.
+ */
+export async function startWidgetHarness(context: Mocha.Context): Promise<WidgetHarness> {
+  requireChromium(context);
+  const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+  const database = await createTestDatabase(sqlite);
+  if (database === undefined) missing(context, sqlite.label);
   const openai = await startOpenAiStandin();
   const service = await startTestService(database.url, {
     SITEVOICE_JOBS: "off",
