@@ -86,7 +86,12 @@ export async function answerOffer(offer: string): Promise<RealtimePeer> {
   const closed = new Promise<void>((resolve) => (end = resolve));
 
   const timer = setInterval(() => {
-    if (track.isOpen() && track.sendMessageBinary(rtp.next())) rtp.sent++;
+    try {
+      if (track.isOpen() && track.sendMessageBinary(rtp.next())) rtp.sent++;
+    } catch {
+      // The track closed between the check and the send (libdatachannel's own thread): the
+      // browser hung up, which the peer's close handlers report.
+    }
   }, FRAME_MS);
 
   const finish = () => {
