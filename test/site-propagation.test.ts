@@ -8,18 +8,19 @@ import crypto from "node:crypto";
 import { setTimeout as pause } from "node:timers/promises";
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import pg from "pg";
 import pino from "pino";
 import request from "supertest";
 import { ALL_SITES, type SiteChangeChannel } from "../core/sites/site-cache.ts";
-import { POSTGRES_LISTENER_NAME, postgresChannel } from "../core/sites/postgres-channel.ts";
-import { redisChannel } from "../core/sites/redis-channel.ts";
+import { postgresChannel } from "../core/pubsub/postgres-channel.ts";
+import { redisChannel } from "../core/pubsub/redis-channel.ts";
+import { SITE_CHANGES } from "../core/sites/site-change-channels.ts";
 import {
   createTestDatabase,
   databaseTargets,
   missing,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { killPostgresListeners, killRedisSubscribers } from "./helpers/channel-cuts.ts";
 import { redisAvailable, TEST_REDIS_URL } from "./helpers/test-redis.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
@@ -55,32 +56,7 @@ const dental = {
   language: "en",
 };
 
-/** Kills the subscribed connections of every instance, as a Redis restart or failover would. */
-async function killRedisSubscribers(): Promise<void> {
-  const admin = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 0 });
-  try {
-    const killed = await admin.client("KILL", "TYPE", "pubsub");
-    expect(Number(killed)).to.be.greaterThan(0);
-  } finally {
-    admin.disconnect();
-  }
-}
-
-/** Ends the LISTEN connections on `databaseUrl`, as a PostgreSQL restart or failover would. */
-async function killPostgresListeners(databaseUrl: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query(
-      `select pg_terminate_backend(pid) from pg_stat_activity
-        where application_name = $1 and datname = current_database()`,
-      [POSTGRES_LISTENER_NAME],
-    );
-    expect(rowCount).to.be.greaterThan(0);
-  } finally {
-    await admin.end();
-  }
-}
+const killPostgresSiteListeners = (url: string) => killPostgresListeners(url, SITE_CHANGES);
 
 /** The same checks over whatever channel `env` gives both instances. */
 function twoInstances(
@@ -200,7 +176,7 @@ twoInstances("site changes between two instances through Redis", {
 twoInstances("site changes between two instances through PostgreSQL LISTEN/NOTIFY", {
   env: {},
   needsRedis: false,
-  cut: killPostgresListeners,
+  cut: killPostgresSiteListeners,
 });
 
 /** What one channel told its listener, in order. */
@@ -223,7 +199,7 @@ describe("site change channels on their own", function () {
       return redis;
     };
     const open = async (url?: string, startupWaitMs?: number) => {
-      const channel = await redisChannel(client(url), silent, { startupWaitMs });
+      const channel = await redisChannel(client(url), SITE_CHANGES, silent, { startupWaitMs });
       channels.push(channel);
       return channel;
     };
@@ -269,7 +245,7 @@ describe("site change channels on their own", function () {
     let database: TestDatabase | undefined;
     const channels: SiteChangeChannel[] = [];
     const open = async (url: string, startupWaitMs?: number) => {
-      const channel = await postgresChannel(url, silent, { startupWaitMs });
+      const channel = await postgresChannel(url, SITE_CHANGES, silent, { startupWaitMs });
       channels.push(channel);
       return channel;
     };
@@ -296,7 +272,7 @@ describe("site change channels on their own", function () {
         (ids) => ids.includes("site_1"),
       );
       seen.length = 0;
-      await killPostgresListeners(url);
+      await killPostgresSiteListeners(url);
       await within5s(
         'listening again with a "*"',
         async () => ({ seen, connected: receiver.connected }),

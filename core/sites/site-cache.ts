@@ -7,42 +7,14 @@
  * channel cannot hear changes, nothing is cached at all. A TTL bounds whatever slips through.
  */
 import { LRUCache } from "lru-cache";
+import { localChannel, MAYBE_MISSED, type Channel } from "../pubsub/channel.ts";
 import type { SiteRow } from "../store/repos/sites-repo.ts";
 
-/** Carries "site X changed" between the instances that share a store. */
-export interface SiteChangeChannel {
-  /**
-   * True while changes published anywhere reach this instance's listeners. While false, changes
-   * may be missed, so the cache serves nothing from memory.
-   */
-  readonly connected: boolean;
-  /** Tells every instance, this one included, that `siteId` changed. Never throws. */
-  publish(siteId: string): Promise<void>;
-  /**
-   * `listener` receives a site id per change, and `"*"` when changes may have been missed: a
-   * channel emits it each time it (re)subscribes.
-   */
-  subscribe(listener: (siteId: string) => void): void;
-  close(): Promise<void>;
-}
+/** The site change channel: its messages are site ids (core/sites/site-change-channels.ts). */
+export type SiteChangeChannel = Channel;
 
-/** What `listener` gets when every site may have changed. */
-export const ALL_SITES = "*";
-
-/** A channel within one process: enough for a single instance. */
-export function localChannel(): SiteChangeChannel {
-  const listeners: ((siteId: string) => void)[] = [];
-  return {
-    connected: true,
-    async publish(siteId) {
-      for (const listener of listeners) listener(siteId);
-    },
-    subscribe(listener) {
-      listeners.push(listener);
-    },
-    async close() {},
-  };
-}
+/** What listeners get when every site may have changed. */
+export const ALL_SITES = MAYBE_MISSED;
 
 export interface SiteCacheOptions {
   /**

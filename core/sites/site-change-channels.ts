@@ -1,24 +1,28 @@
 /**
- * The channels that carry "site X changed" between instances sharing a store: Redis pub/sub when
- * REDIS_URL is set, else PostgreSQL LISTEN/NOTIFY on PostgreSQL, else none beyond this process.
- *
- * A channel that cannot hear (not yet subscribed, connection lost) says so through `connected`,
- * keeps reconnecting on its own, and emits "*" each time it is subscribed again, so the cache
- * forgets whatever it may have missed. Publishing never throws: the write it reports has already
- * committed, and this instance hears of it at once whatever the network does.
+ * The channel that carries "site X changed" between instances sharing a store (core/pubsub): its
+ * messages are site ids, and `ALL_SITES` when changes may have been missed, so the cache forgets
+ * everything. With a channel between instances the cache's TTL only catches what the channel
+ * lost, so it is long; within one process it is short, for other processes writing the same
+ * store (the CLI).
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Settings } from "../settings.ts";
-import { DEFAULT_SITE_CACHE_TTL_MS, localChannel, type SiteChangeChannel } from "./site-cache.ts";
-import type { ChannelOptions } from "./channel-support.ts";
-import { postgresChannel } from "./postgres-channel.ts";
-import { redisChannel } from "./redis-channel.ts";
+import type { ChannelOptions } from "../pubsub/channel-support.ts";
+import type { Topic } from "../pubsub/channel.ts";
+import { openChannel } from "../pubsub/open-channel.ts";
+import { DEFAULT_SITE_CACHE_TTL_MS, type SiteChangeChannel } from "./site-cache.ts";
 
-/** With a channel between instances the TTL only catches what it lost; it can be long. */
 export const SHARED_CHANNEL_TTL_MS = 5 * 60_000;
-/** Only this process hears its changes; others writing the same store (the CLI) rely on this. */
 export const LOCAL_CHANNEL_TTL_MS = DEFAULT_SITE_CACHE_TTL_MS;
+
+export const SITE_CHANGES: Topic = {
+  redis: "sitevoice:site-changed",
+  postgres: "sitevoice_site_changed",
+  listenerName: "sitevoice-site-changes",
+  label: "site change channel",
+  whileLost: "sites are read uncached",
+};
 
 /** The channel to use, and the cache TTL that goes with it. */
 export interface SiteChanges {
@@ -26,24 +30,10 @@ export interface SiteChanges {
   ttlMs: number;
 }
 
-/**
- * Redis when REDIS_URL is set (publishing through `redis`, the service's client), else PostgreSQL
- * LISTEN/NOTIFY when the store is PostgreSQL, else only this process.
- */
 export async function siteChangeChannel(
   settings: Pick<Readonly<Settings>, "redisUrl" | "database">,
   options: ChannelOptions & { redis?: Redis; logger: Logger },
 ): Promise<SiteChanges> {
-  const { redis, logger, ...wait } = options;
-  if (settings.redisUrl !== undefined) {
-    if (redis === undefined) throw new Error("REDIS_URL is set but no Redis client was given");
-    return { channel: await redisChannel(redis, logger, wait), ttlMs: SHARED_CHANNEL_TTL_MS };
-  }
-  if (settings.database.client === "postgres") {
-    return {
-      channel: await postgresChannel(settings.database.url, logger, wait),
-      ttlMs: SHARED_CHANNEL_TTL_MS,
-    };
-  }
-  return { channel: localChannel(), ttlMs: LOCAL_CHANNEL_TTL_MS };
+  const { channel, shared } = await openChannel(settings, SITE_CHANGES, options);
+  return { channel, ttlMs: shared ? SHARED_CHANNEL_TTL_MS : LOCAL_CHANNEL_TTL_MS };
 }

@@ -1,12 +1,12 @@
 /**
- * The site change channel on PostgreSQL LISTEN/NOTIFY, used on PostgreSQL without Redis. Like
+ * A channel (channel.ts) on PostgreSQL LISTEN/NOTIFY, used on PostgreSQL without Redis. Like
  * every channel it says when it cannot hear (`connected`), reconnects on its own with backoff,
  * emits "*" each time it listens again, and never throws on publish.
  */
 import pg from "pg";
 import type { Logger } from "pino";
 import { messageOf } from "../util/message-of.ts";
-import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
+import { MAYBE_MISSED, type Channel, type Topic } from "./channel.ts";
 import {
   fanOut,
   publishFailed,
@@ -15,10 +15,6 @@ import {
   within,
   type ChannelOptions,
 } from "./channel-support.ts";
-
-export const POSTGRES_SITE_CHANNEL = "sitevoice_site_changed";
-/** How the LISTEN connection names itself in pg_stat_activity. */
-export const POSTGRES_LISTENER_NAME = "sitevoice-site-changes";
 
 const RECONNECT_MIN_MS = 100;
 /** Reconnect attempts never wait longer than this: reads go to the store until then. */
@@ -30,9 +26,10 @@ const RECONNECT_MAX_MS = 5_000;
  */
 export async function postgresChannel(
   connectionString: string,
+  topic: Topic,
   logger: Logger,
   options: ChannelOptions = {},
-): Promise<SiteChangeChannel> {
+): Promise<Channel> {
   const listeners = fanOut();
   /** The client that is connected and listening; undefined while there is none. */
   let listening: pg.Client | undefined;
@@ -62,7 +59,7 @@ export async function postgresChannel(
   };
 
   async function listen(): Promise<void> {
-    const client = open(POSTGRES_LISTENER_NAME);
+    const client = open(topic.listenerName);
     let gone = false;
     const drop = (err?: unknown) => {
       if (gone) return;
@@ -73,21 +70,21 @@ export async function postgresChannel(
         lost = true;
         logger.warn(
           { err: err === undefined ? undefined : messageOf(err) },
-          "site change channel (PostgreSQL) lost; sites are read uncached until it is back",
+          `${topic.label} (PostgreSQL) lost; ${topic.whileLost} until it is back`,
         );
       } else if (err !== undefined) {
-        logger.debug({ err: messageOf(err) }, "site change channel (PostgreSQL) not connected");
+        logger.debug({ err: messageOf(err) }, `${topic.label} (PostgreSQL) not connected`);
       }
       reconnectLater();
     };
     client.on("error", drop);
     client.on("end", () => drop());
     client.on("notification", (note) => {
-      if (note.channel === POSTGRES_SITE_CHANNEL && note.payload) listeners.emit(note.payload);
+      if (note.channel === topic.postgres && note.payload) listeners.emit(note.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${POSTGRES_SITE_CHANNEL}`);
+      await client.query(`LISTEN ${topic.postgres}`);
     } catch (err) {
       drop(err);
       return;
@@ -100,22 +97,28 @@ export async function postgresChannel(
     }
     listening = client;
     failures = 0;
-    listeners.emit(ALL_SITES);
-    if (lost) logger.info("site change channel (PostgreSQL) listening; sites are cached again");
+    listeners.emit(MAYBE_MISSED);
+    if (lost) logger.info(`${topic.label} (PostgreSQL) listening again`);
     lost = false;
   }
 
-  const notify = async (client: pg.Client, siteId: string) => {
-    await client.query("SELECT pg_notify($1, $2)", [POSTGRES_SITE_CHANNEL, siteId]);
+  /** The last NOTIFY sent on the listening connection: the next waits for it (one at a time). */
+  let notifying: Promise<unknown> = Promise.resolve();
+  const notify = async (client: pg.Client, message: string) => {
+    const sent = notifying.then(() =>
+      client.query("SELECT pg_notify($1, $2)", [topic.postgres, message]),
+    );
+    notifying = sent.catch(() => undefined);
+    await sent;
   };
 
   /** For when the listening connection is down: one connection for one NOTIFY. */
-  const notifyOnce = async (siteId: string) => {
-    const client = open(`${POSTGRES_LISTENER_NAME}-publish`);
+  const notifyOnce = async (message: string) => {
+    const client = open(`${topic.listenerName}-publish`);
     client.on("error", () => undefined); // the awaited calls below report it
     try {
       await client.connect();
-      await notify(client, siteId);
+      await notify(client, message);
     } finally {
       await within(client.end(), TIMEOUT_MS);
     }
@@ -124,25 +127,25 @@ export async function postgresChannel(
   await within(listen(), options.startupWaitMs ?? STARTUP_WAIT_MS);
   if (listening === undefined) {
     lost = true;
-    logger.warn("site change channel (PostgreSQL) not listening yet; sites are read uncached");
+    logger.warn(`${topic.label} (PostgreSQL) not listening yet; ${topic.whileLost}`);
   }
 
   return {
     get connected() {
       return listening !== undefined;
     },
-    async publish(siteId) {
-      listeners.emit(siteId);
+    async publish(message) {
+      listeners.emit(message);
       try {
         const client = listening;
         try {
           if (client === undefined) throw new Error("not listening");
-          await notify(client, siteId);
+          await notify(client, message);
         } catch {
-          await notifyOnce(siteId);
+          await notifyOnce(message);
         }
       } catch (err) {
-        publishFailed(logger, err, siteId);
+        publishFailed(logger, topic, err, message);
       }
     },
     subscribe: listeners.add,

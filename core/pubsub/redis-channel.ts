@@ -1,12 +1,12 @@
 /**
- * The site change channel on Redis pub/sub, used when REDIS_URL is set. Like every channel it says
+ * A channel (channel.ts) on Redis pub/sub, used when REDIS_URL is set. Like every channel it says
  * when it cannot hear (`connected`), keeps reconnecting on its own (ioredis does), emits "*" each
  * time it is subscribed again, and never throws on publish.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { messageOf } from "../util/message-of.ts";
-import { ALL_SITES, type SiteChangeChannel } from "./site-cache.ts";
+import { MAYBE_MISSED, type Channel, type Topic } from "./channel.ts";
 import {
   fanOut,
   publishFailed,
@@ -16,17 +16,16 @@ import {
   type ChannelOptions,
 } from "./channel-support.ts";
 
-export const REDIS_SITE_CHANNEL = "sitevoice:site-changed";
-
 /**
  * Redis pub/sub: publishes on `redis`, listens on a connection of its own (a subscribed
  * connection can do nothing else). ioredis reconnects it; every "ready" subscribes again.
  */
 export async function redisChannel(
   redis: Redis,
+  topic: Topic,
   logger: Logger,
   options: ChannelOptions = {},
-): Promise<SiteChangeChannel> {
+): Promise<Channel> {
   const listeners = fanOut();
   // Subscribing is done here on each "ready", so that "*" follows a subscription confirmed by
   // Redis rather than one ioredis merely resent.
@@ -45,19 +44,19 @@ export async function redisChannel(
 
   subscriber.on("ready", () => {
     const mine = ++session;
-    subscriber.subscribe(REDIS_SITE_CHANNEL).then(
+    subscriber.subscribe(topic.redis).then(
       () => {
         if (closed || mine !== session) return;
         connected = true;
-        listeners.emit(ALL_SITES);
+        listeners.emit(MAYBE_MISSED);
         firstSubscribed();
-        if (lost) logger.info("site change channel (Redis) subscribed; sites are cached again");
+        if (lost) logger.info(`${topic.label} (Redis) subscribed again`);
         lost = false;
       },
       (err: unknown) => {
         // A connection lost meanwhile is reported by "close"; the next "ready" tries again.
         if (!closed && mine === session) {
-          logger.warn({ err: messageOf(err) }, "could not subscribe to site changes");
+          logger.warn({ err: messageOf(err) }, `could not subscribe to the ${topic.label}`);
         }
       },
     );
@@ -67,32 +66,32 @@ export async function redisChannel(
     if (!connected || closed) return;
     connected = false;
     lost = true;
-    logger.warn("site change channel (Redis) lost; sites are read uncached until it is back");
+    logger.warn(`${topic.label} (Redis) lost; ${topic.whileLost} until it is back`);
   };
   subscriber.on("close", down);
   subscriber.on("end", down);
   // The service's own client already reports Redis trouble at warn level.
   subscriber.on("error", (err: Error) => logger.debug({ err: err.message }, "redis subscriber"));
-  subscriber.on("message", (channel: string, siteId: string) => {
-    if (channel === REDIS_SITE_CHANNEL) listeners.emit(siteId);
+  subscriber.on("message", (channel: string, message: string) => {
+    if (channel === topic.redis) listeners.emit(message);
   });
 
   await within(subscribedOnce, options.startupWaitMs ?? STARTUP_WAIT_MS);
   if (!connected) {
     lost = true;
-    logger.warn("site change channel (Redis) not subscribed yet; sites are read uncached");
+    logger.warn(`${topic.label} (Redis) not subscribed yet; ${topic.whileLost}`);
   }
 
   return {
     get connected() {
       return connected;
     },
-    async publish(siteId) {
-      listeners.emit(siteId);
+    async publish(message) {
+      listeners.emit(message);
       try {
-        await redis.publish(REDIS_SITE_CHANNEL, siteId);
+        await redis.publish(topic.redis, message);
       } catch (err) {
-        publishFailed(logger, err, siteId);
+        publishFailed(logger, topic, err, message);
       }
     },
     subscribe: listeners.add,

@@ -1,11 +1,12 @@
 /**
- * What the Redis and the PostgreSQL site change channels share: their options and start-up wait,
+ * What the Redis and the PostgreSQL channels share: their options and start-up wait,
  * the bound on each network step, the listeners of a channel, waiting without failing, and the
  * warning for a change that could not be announced.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import { messageOf } from "../util/message-of.ts";
+import type { Topic } from "./channel.ts";
 
 /** How long start-up waits for the first subscription before going on without it (uncached). */
 export const STARTUP_WAIT_MS = 3_000;
@@ -18,21 +19,18 @@ export interface ChannelOptions {
   startupWaitMs?: number;
 }
 
-/** A change this instance applied but could not announce: the others rely on their TTL. */
-export function publishFailed(logger: Logger, err: unknown, siteId: string) {
-  logger.warn(
-    { err: messageOf(err), siteId },
-    "could not publish a site change; other instances see it when their cache expires",
-  );
+/** A message this instance could not send: the others catch up when they next can. */
+export function publishFailed(logger: Logger, topic: Topic, err: unknown, message: string) {
+  logger.warn({ err: messageOf(err), message }, `could not publish on the ${topic.label}`);
 }
 
 /** Listeners of one channel. */
 export function fanOut() {
-  const listeners: ((siteId: string) => void)[] = [];
+  const listeners: ((message: string) => void)[] = [];
   return {
-    add: (listener: (siteId: string) => void) => void listeners.push(listener),
-    emit: (siteId: string) => {
-      for (const listener of listeners) listener(siteId);
+    add: (listener: (message: string) => void) => void listeners.push(listener),
+    emit: (message: string) => {
+      for (const listener of listeners) listener(message);
     },
   };
 }
