@@ -4,9 +4,10 @@
  * CLI command and the tests build their parts here, so a command acts as the service does (a
  * site deleted by `sync --prune` is a `site.deleted` like one deleted through the API).
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { connectRedis } from "./redis-client.ts";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { EventBus } from "./events/event-bus.ts";
+import type { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
 import type { CrawlService } from "./intelligence/crawl-service.ts";
@@ -16,6 +17,7 @@ import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt
 import type { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
+import type { UsageThresholds } from "./analytics/usage-thresholds.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
@@ -24,6 +26,8 @@ import { keyRing, type KeyRing } from "./security/secret-box.ts";
 import type { Settings } from "./settings.ts";
 import { SiteCache } from "./sites/site-cache.ts";
 import { siteChangeChannel } from "./sites/site-change-channels.ts";
+import type { UsageStream } from "./analytics/usage-stream.ts";
+import { composeUsage } from "./analytics/compose-usage.ts";
 import { siteRulesOf, type SiteRules } from "./sites/site-rules.ts";
 import { SiteService } from "./sites/site-service.ts";
 import { migrate, openDatabase } from "./store/database.ts";
@@ -67,18 +71,6 @@ export function createLogger(
     },
     destination,
   );
-}
-
-/** The Redis client of REDIS_URL, if set: fails fast rather than queueing while Redis is down. */
-export function connectRedis(settings: Readonly<Settings>, logger: Logger): Redis | undefined {
-  if (settings.redisUrl === undefined) return undefined;
-  const redis = new Redis(settings.redisUrl, {
-    lazyConnect: false,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: false,
-  });
-  redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
-  return redis;
 }
 
 /** The store and what is made of it alone: all a command on the store needs (migrate, keys). */
@@ -173,6 +165,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   leads: LeadService;
   /** The analytics reads. */
   analytics: AnalyticsService;
+  /** `usage.threshold` events: checked after session ends are stored, or on demand. */
+  usageThresholds: UsageThresholds;
   /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
   intelligence: SiteIntelligenceService;
   /** The workspace's webhook endpoints, as the API manages them. */
@@ -183,6 +177,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   webhookDispatcher: WebhookDispatcher;
   /** Test events, the delivery log and redelivery. */
   webhookDeliveries: WebhookDeliveryService;
+  /** The live usage streams of this instance's subscribers. */
+  usageStream: UsageStream;
   /** Crawls of sites: queued, run as jobs (once the service attaches its runner), listed. */
   crawls: CrawlService;
   /**
@@ -220,9 +216,14 @@ export async function composeParts(
     const mailer = mailerOf(settings, logger);
     closers.push(() => mailer.close());
     // Each service event's webhook deliveries are written in the transaction that records it.
-    const events = new EventBus(store, ring, { logger, onRecorded: enqueueDeliveries });
-    // Every acknowledged event is stored before anything below it closes.
-    closers.push(() => events.close());
+    const { events, usageStream, usageThresholds } = await composeUsage(settings, {
+      store,
+      ring,
+      redis,
+      logger,
+      closers,
+      onRecorded: enqueueDeliveries,
+    });
     connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
     // One policy for what customers point webhooks at: checked at save and at every send.
     const outbound = OutboundPolicy.fromSettings(settings);
@@ -268,6 +269,8 @@ export async function composeParts(
       transcripts: new TranscriptService({ store }),
       leads: new LeadService({ store, events, sites }),
       analytics: new AnalyticsService({ store, sites }),
+      usageStream,
+      usageThresholds,
       intelligence,
       webhooks: new WebhookEndpointService({
         store,

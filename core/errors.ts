@@ -29,6 +29,9 @@ export const errorCodes = {
   method_not_allowed: {
     meaning: "The path exists but not with this method; Allow lists the methods it takes",
   },
+  not_acceptable: {
+    meaning: "The Accept header names no type the endpoint answers with",
+  },
   conflict: { meaning: "Duplicate id, or a concurrent change won the race" },
   payload_too_large: {
     meaning: "Body over 64 KiB (widget endpoints) or 1 MiB (others)",
@@ -121,6 +124,8 @@ export const errors = {
     new ServiceError("method_not_allowed", `${method} is not allowed on ${path}`, {
       details: { method, path, allow },
     }),
+  notAcceptable: (message: string, details: ErrorDetails = {}) =>
+    new ServiceError("not_acceptable", message, { details }),
   conflict: (message: string, details: ErrorDetails = {}) =>
     new ServiceError("conflict", message, { details }),
   payloadTooLarge: (limitBytes: number) =>

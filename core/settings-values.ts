@@ -47,6 +47,20 @@ export function parseCount(variable: string, raw: string | undefined, fallback: 
   return count;
 }
 
+/** An integer setting from `min` to `max`, `fallback` when unset. */
+export function parseBetween(
+  variable: string,
+  raw: string | undefined,
+  fallback: number,
+  [min, max]: readonly [number, number],
+): number {
+  const value = parseCount(variable, raw, fallback);
+  if (value < min || value > max) {
+    throw new SettingsError(variable, `must be from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
 /** `DATABASE_URL`: postgres://…, mysql://… (or mariadb://…), sqlite:path, sqlite::memory:. */
 export function parseDatabaseUrl(raw: string | undefined, dataDir: string): DatabaseSettings {
   if (raw === undefined || raw === "") {

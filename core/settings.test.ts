@@ -112,6 +112,15 @@ describe("settings", () => {
     }
   });
 
+  it("beats an idle analytics stream every SITEVOICE_STREAM_HEARTBEAT_MS, 100 to 60000", () => {
+    expect(loadSettings({}).stream.heartbeatMs).to.equal(15_000);
+    const set = loadSettings({ SITEVOICE_STREAM_HEARTBEAT_MS: "100" });
+    expect(set.stream.heartbeatMs).to.equal(100);
+    for (const bad of ["99", "60001", "0", "fast"]) {
+      refused({ SITEVOICE_STREAM_HEARTBEAT_MS: bad }, "SITEVOICE_STREAM_HEARTBEAT_MS");
+    }
+  });
+
   it("names the crawler's contact URL and caps its pages", () => {
     const defaults = loadSettings({ PUBLIC_BASE_URL: "https://voice.example/" }).crawler;
     expect(defaults).to.deep.equal({ contactUrl: "https://voice.example/crawler", maxPages: 500 });
@@ -126,6 +135,48 @@ describe("settings", () => {
     );
     for (const bad of ["0", "10001", "many"]) {
       refused({ SITEVOICE_CRAWL_MAX_PAGES: bad }, "SITEVOICE_CRAWL_MAX_PAGES");
+    }
+  });
+
+  it("bundles 100, 1000, 5000 and 20000 minutes with free, starter, pro and business, none with enterprise", () => {
+    expect(loadSettings({}).planMinutes).to.deep.equal({
+      free: 100,
+      starter: 1_000,
+      pro: 5_000,
+      business: 20_000,
+    });
+  });
+
+  it("changes only the plans SITEVOICE_PLAN_MINUTES names; unlimited removes a bundle", () => {
+    const settings = loadSettings({
+      SITEVOICE_PLAN_MINUTES: " pro = 8000, enterprise=100000,business=unlimited ,",
+    });
+    expect(settings.planMinutes).to.deep.equal({
+      free: 100,
+      starter: 1_000,
+      pro: 8_000,
+      enterprise: 100_000,
+    });
+    expect(Object.isFrozen(settings.planMinutes)).to.equal(true);
+  });
+
+  describe("refuses a bad SITEVOICE_PLAN_MINUTES, naming the variable and the entry", () => {
+    const bad: Record<string, RegExp> = {
+      "gold=5": /must be one of free, starter, pro, business, enterprise \(got "gold"\)$/,
+      pro: /"pro" is not plan=minutes/,
+      "pro=0": /pro: must be whole minutes from 1 to 10000000, or unlimited \(got "0"\)$/,
+      "pro=1.5": /pro: must be whole minutes .* \(got "1.5"\)$/,
+      "pro=10000001": /pro: must be whole minutes .* \(got "10000001"\)$/,
+      "pro=5,pro=6": /pro is given twice$/,
+    };
+    for (const [raw, why] of Object.entries(bad)) {
+      it(`"${raw}"`, () => {
+        expect(() => loadSettings({ SITEVOICE_PLAN_MINUTES: raw })).to.throw(
+          SettingsError,
+          /^invalid setting SITEVOICE_PLAN_MINUTES: /,
+        );
+        expect(() => loadSettings({ SITEVOICE_PLAN_MINUTES: raw })).to.throw(why);
+      });
     }
   });
 

@@ -3,6 +3,7 @@
  * start-up with one line that names the variable.
  */
 import path from "node:path";
+import { parsePlanMinutes, PLANS, type Plan } from "./plans.ts";
 import { checkMailAddress, checkMailFrom, checkSmtpUrl } from "./mail/mail-settings.ts";
 import type { OutboundAllowEntry } from "./security/outbound-allow-list.ts";
 import {
@@ -10,6 +11,7 @@ import {
   mailSetting,
   oneOf,
   parseBoolean,
+  parseBetween,
   parseCount,
   parseDatabaseUrl,
   parseMasterKey,
@@ -26,7 +28,7 @@ export { parseDatabaseUrl, SettingsError };
 export type { DatabaseClient, DatabaseSettings } from "./settings-values.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-export type Plan = "free" | "starter" | "pro" | "business" | "enterprise";
+export type { Plan } from "./plans.ts";
 
 export interface Settings {
   /** TCP port of the HTTP server; 0 picks a free one. */
@@ -124,22 +126,24 @@ export interface Settings {
    * (SITEVOICE_CRAWL_MAX_PAGES, 500).
    */
   crawler: { contactUrl: string; maxPages: number };
+  /**
+   * The live analytics stream: SITEVOICE_STREAM_HEARTBEAT_MS, how often an idle stream gets a
+   * comment (15,000 by default, from 100 to 60,000), which also paces the check that its key
+   * and site are still valid; keep it under every proxy's idle timeout.
+   */
+  stream: { heartbeatMs: number };
+  /**
+   * SITEVOICE_PLAN_MINUTES: the voice minutes each plan bundles a calendar month (UTC), whose
+   * 50 %, 80 % and 100 % a workspace's `usage.threshold` events announce. A plan without an entry
+   * (enterprise, by default) has no bundle and no such events. Defaults: DEFAULT_PLAN_MINUTES.
+   */
+  planMinutes: Readonly<Partial<Record<Plan, number>>>;
 }
 
 /** MAIL_FROM when unset: fine for the log mailer; a real relay wants an address of your domain. */
 export const DEFAULT_MAIL_FROM = "Sitevoice <no-reply@localhost>";
 
 const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-const PLANS: Plan[] = ["free", "starter", "pro", "business", "enterprise"];
-
-/** SITEVOICE_JOBS_POLL_MS: 5,000 by default, from 100 (a busy database) to 60,000. */
-function parseJobsPoll(raw: string | undefined): number {
-  const ms = parseCount("SITEVOICE_JOBS_POLL_MS", raw, 5_000);
-  if (ms < 100 || ms > 60_000) {
-    throw new SettingsError("SITEVOICE_JOBS_POLL_MS", `must be from 100 to 60000 (got "${raw}")`);
-  }
-  return ms;
-}
 
 /** SITEVOICE_CRAWL_MAX_PAGES: 500 by default, at most 10,000 (a crawl must end in hours). */
 function parseCrawlPages(raw: string | undefined): number {
@@ -239,7 +243,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
         ? undefined
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
     jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
-    jobsPollMs: parseJobsPoll(value("SITEVOICE_JOBS_POLL_MS")),
+    jobsPollMs: parseBetween(
+      "SITEVOICE_JOBS_POLL_MS",
+      value("SITEVOICE_JOBS_POLL_MS"),
+      5_000,
+      [100, 60_000],
+    ),
     crawler: {
       // In normal form: it goes into a User-Agent header, where a raw space would end it.
       contactUrl: new URL(
@@ -251,6 +260,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       ).href,
       maxPages: parseCrawlPages(value("SITEVOICE_CRAWL_MAX_PAGES")),
     },
+    stream: {
+      heartbeatMs: parseBetween(
+        "SITEVOICE_STREAM_HEARTBEAT_MS",
+        value("SITEVOICE_STREAM_HEARTBEAT_MS"),
+        15_000,
+        [100, 60_000],
+      ),
+    },
+    planMinutes: parsePlanMinutes(value("SITEVOICE_PLAN_MINUTES")),
   };
   return Object.freeze(settings);
 }

@@ -9,6 +9,8 @@ import { expect } from "chai";
 import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import type { UsageEventRow } from "../core/store/repos/events-repo.ts";
+import pino from "pino";
+import { keepAllClosedDays } from "../core/analytics/day-rollup-job.ts";
 import { usageRow } from "./helpers/usage-rows.ts";
 import {
   createTestDatabase,
@@ -19,6 +21,7 @@ import {
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const QUARTER = 15 * 60_000;
+const silent = pino({ level: "silent" });
 const DAY = 24 * 60 * 60_000;
 const ZONES = ["UTC", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu"];
 const TYPES = ["session_start", "session_end", "function_call", "db_query", "image_description"];
@@ -146,30 +149,16 @@ for (const target of databaseTargets) {
     let database: TestDatabase | undefined;
     let service: TestService;
     let key: string;
+    let workspaceId: string;
     const sites = new Map<string, { siteId: string; events: UsageEventRow[] }>();
 
     before(async function () {
       database = await createTestDatabase(target);
       if (database === undefined) missing(this, target.label);
       service = await startTestService(database.url, { SITEVOICE_JOBS: "off" });
-      const workspaceId = await service.workspace();
+      workspaceId = await service.workspace();
       key = await service.key(workspaceId, { scopes: ["analytics:read"] });
-      const now = Date.now();
-      for (const zone of ZONES) {
-        const siteId = `sum-${crypto.randomBytes(4).toString("hex")}`;
-        await service.sites.create(operatorPrincipal(workspaceId, "test"), {
-          site_id: siteId,
-          business_name: zone,
-          business_description: "",
-          domain: `${siteId}.example`,
-          timezone: zone,
-        });
-        const events = eventsFor(siteId, now);
-        for (let i = 0; i < events.length; i += 500) {
-          await service.store.events.storeUsage(events.slice(i, i + 500));
-        }
-        sites.set(zone, { siteId, events });
-      }
+      for (const zone of ZONES) sites.set(zone, await siteWithEvents(zone));
     });
     after(async () => {
       await service?.stop();
@@ -222,6 +211,94 @@ for (const target of databaseTargets) {
       const labels = autumn.body.data.buckets.map((b: { bucket: string }) => b.bucket);
       expect(labels).to.have.length(25);
       expect(labels).to.include.members(["2026-11-01T01:00:00-04:00", "2026-11-01T01:00:00-05:00"]);
+    });
+
+    /** A new site in `zone` with the test's events; its id and events. */
+    const siteWithEvents = async (zone: string) => {
+      const siteId = `sum-${crypto.randomBytes(4).toString("hex")}`;
+      await service.sites.create(operatorPrincipal(workspaceId, "test"), {
+        site_id: siteId,
+        business_name: zone,
+        business_description: "",
+        domain: `${siteId}.example`,
+        timezone: zone,
+      });
+      const events = eventsFor(siteId, Date.now());
+      for (let i = 0; i < events.length; i += 500) {
+        await service.store.events.storeUsage(events.slice(i, i + 500));
+      }
+      return { siteId, events };
+    };
+    const dayRows = (siteId: string) =>
+      service.store.db.knex("usage_day_rollups").where({ site_id: siteId });
+    const yearByDay = async (siteId: string, zone: string, events: UsageEventRow[]) => {
+      const res = await summary(siteId, "period=year&bucket=day").expect(200);
+      const { period, timezone, ...answer } = res.body.data;
+      expect(timezone).to.equal(zone);
+      const since = Date.parse(period.since);
+      const until = Date.parse(period.until);
+      return { answer, expected: expected(events, since, until, zone, "day") };
+    };
+
+    it("keeps a year's closed days as day rows and answers from them afterwards", async () => {
+      const { siteId, events } = await siteWithEvents("Asia/Kathmandu");
+      const first = await yearByDay(siteId, "Asia/Kathmandu", events);
+      expect(first.answer).to.deep.equal(first.expected);
+      // A marker per closed local day (the year's first and last days are partial or open).
+      const markers = await dayRows(siteId).where({ type: "" }).count({ n: "*" });
+      expect(Number(markers[0]!.n)).to.be.within(362, 365);
+      // Changed behind the service's back, a kept day shows: summaries read the day rows.
+      const [kept] = await dayRows(siteId).where({ type: "session_start" }).orderBy("day_start");
+      await dayRows(siteId)
+        .where({ type: "session_start", day_start: kept.day_start })
+        .update({ events: Number(kept.events) + 1000 });
+      const second = await yearByDay(siteId, "Asia/Kathmandu", events);
+      expect(second.answer.totals.sessions).to.equal(first.answer.totals.sessions + 1000);
+    });
+
+    it("shows a cost added later to a session of a kept day", async () => {
+      const { siteId, events } = await siteWithEvents("America/New_York");
+      const first = await yearByDay(siteId, "America/New_York", events);
+      expect(first.answer).to.deep.equal(first.expected);
+      const ended = events.find(
+        (event) =>
+          event.type === "session_end" &&
+          event.cost_cents === null &&
+          event.created_at < Date.now() - 100 * DAY,
+      )!;
+      expect((await service.events.addSessionCost(ended.id, 42.5)).added).to.equal(true);
+      const costed = events.map((event) =>
+        event.id === ended.id ? { ...event, cost_cents: 42.5 } : event,
+      );
+      const after = await yearByDay(siteId, "America/New_York", costed);
+      expect(after.answer).to.deep.equal(after.expected);
+      expect(after.answer.totals.cost_cents).to.not.equal(first.answer.totals.cost_cents);
+    });
+
+    it("keeps every site's closed days by the hourly job, once", async () => {
+      const { siteId, events } = await siteWithEvents("Asia/Kolkata");
+      const parts = { store: service.store, analytics: service.analytics, logger: silent };
+      expect(await keepAllClosedDays(parts)).to.be.at.least(362);
+      const markers = async () =>
+        Number((await dayRows(siteId).where({ type: "" }).count({ n: "*" }))[0]!.n);
+      const kept = await markers();
+      expect(kept).to.be.within(362, 365);
+      expect(await service.analytics.keepClosedDays(siteId, "Asia/Kolkata")).to.equal(0);
+      expect(await markers()).to.equal(kept);
+      const year = await yearByDay(siteId, "Asia/Kolkata", events);
+      expect(year.answer).to.deep.equal(year.expected);
+    });
+
+    it("answers in a site's new time zone once it changes, its days kept anew", async () => {
+      const { siteId, events } = await siteWithEvents("UTC");
+      const inUtc = await yearByDay(siteId, "UTC", events);
+      expect(inUtc.answer).to.deep.equal(inUtc.expected);
+      await service.sites.patch(operatorPrincipal(workspaceId, "test"), siteId, {
+        timezone: "Asia/Kolkata",
+      });
+      const inKolkata = await yearByDay(siteId, "Asia/Kolkata", events);
+      expect(inKolkata.answer).to.deep.equal(inKolkata.expected);
+      expect(inKolkata.answer.buckets).to.not.deep.equal(inUtc.answer.buckets);
     });
 
     it("refuses bad parameters with 400 invalid_params naming them", async () => {

@@ -5,7 +5,8 @@
  * to the first key the service printed. Each call must answer in the envelope with a 2xx status,
  * or with the status its line announces (`# → 503`, or one of several: `# → 503 or 200`, for a
  * call whose answer depends on what the service got to first, such as a crawl). A call announced
- * with a page or a script (`# → 200 html`, `# → 200 javascript`) answers that, not the envelope.
+ * with a page or a script (`# → 200 html`, `# → 200 javascript`) answers that, not the envelope;
+ * one announced as a stream (`# → 200 stream`, ended by `--max-time`) answers Server-Sent Events.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -28,7 +29,7 @@ interface Example {
   /** Per curl command, in order: the statuses it may answer, or undefined for any 2xx. */
   expected: (number[] | undefined)[];
   /** Per curl command: whether it answers a page or a script (`# → 200 html`), not the envelope. */
-  raw: boolean[];
+  raw: ("html" | "javascript" | "stream" | undefined)[];
 }
 
 /** The README's ```sh blocks that hold a curl command, as written. */
@@ -48,7 +49,10 @@ function readmeExamples(): Example[] {
         const announced = /#\s*→\s*(\d{3}(?:\s+or\s+\d{3})*)\b/.exec(call)?.[1];
         return announced?.split(/\s+or\s+/).map(Number);
       }),
-      raw: calls.map((call) => /#\s*→\s*\d{3}\s+(html|javascript)\b/.test(call)),
+      raw: calls.map(
+        (call) =>
+          /#\s*→\s*\d{3}\s+(html|javascript|stream)\b/.exec(call)?.[1] as Example["raw"][number],
+      ),
     });
   }
   return examples;
@@ -61,7 +65,8 @@ function readmeExamples(): Example[] {
 const RECORDER = [
   "curl() {",
   "  local out n",
-  '  out=$(command curl -sS -w "\\n%{http_code}" "$@") || { echo "curl failed ($?): $*" >&2; return 1; }',
+  // 28 is curl's --max-time ending a stream example; it still reports the status and body.
+  '  out=$(command curl -sS -w "\\n%{http_code}" "$@") || { local rc=$?; [ $rc -eq 28 ] || { echo "curl failed ($rc): $*" >&2; return 1; }; }',
   '  n=$(wc -l < "$RECORD/statuses")',
   "  printf '%s\\n' \"${out%$'\\n'*}\" > \"$RECORD/body-$n\"",
   "  printf '%s\\n' \"${out##*$'\\n'}\" >> \"$RECORD/statuses\"",
@@ -154,8 +159,12 @@ describe("the README's curl examples", function () {
           .map(Number);
         expect(statuses, where).to.have.length(example.expected.length);
         statuses.forEach((status, i) => {
-          if (example.raw[i] === true) {
+          if (example.raw[i] !== undefined) {
             expect(example.expected[i], `call ${i + 1} of ${where}`).to.include(status);
+            if (example.raw[i] === "stream") {
+              const stream = fs.readFileSync(path.join(record, `body-${i}`), "utf8");
+              expect(stream, `call ${i + 1} of ${where}`).to.match(/^retry: ?2000$/m);
+            }
             return;
           }
           const body = JSON.parse(fs.readFileSync(path.join(record, `body-${i}`), "utf8")) as {

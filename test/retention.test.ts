@@ -83,7 +83,7 @@ for (const target of databaseTargets) {
       await service.store.events.storeUsage([...old, ...kept]);
       const oldSessions = await Promise.all([CUTOFF - 1, CUTOFF - 86_400_000].map(session));
       const keptSessions = await Promise.all([CUTOFF, NOW - 60_000].map(session));
-      const rollupsBefore = await service.store.rollups.sums(siteId, 0, NOW + 1);
+      const rollupsBefore = await service.store.rollups.rows(siteId, 0, NOW + 1);
 
       const lines: unknown[] = [];
       const logger = pino(
@@ -98,7 +98,7 @@ for (const target of databaseTargets) {
         expect(await service.store.sessions.get(id)).to.equal(undefined);
       for (const id of keptSessions)
         expect(await service.store.sessions.get(id)).not.to.equal(undefined);
-      expect(await service.store.rollups.sums(siteId, 0, NOW + 1)).to.deep.equal(rollupsBefore);
+      expect(await service.store.rollups.rows(siteId, 0, NOW + 1)).to.deep.equal(rollupsBefore);
       expect(lines).to.have.length(1);
       expect(lines[0]).to.deep.include({
         usage_events: 25,

@@ -75,6 +75,9 @@ for (const target of databaseTargets) {
           "008-intelligence",
           "009-usage-rollups",
           "010-retention-indexes",
+          "011-usage-thresholds",
+          "012-usage-stream-index",
+          "013-usage-day-rollups",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

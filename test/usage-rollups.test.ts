@@ -133,7 +133,7 @@ for (const target of databaseTargets) {
       const siteId = `back-${crypto.randomBytes(3).toString("hex")}`;
       const rows = events(siteId, 300, Date.UTC(2026, 2, 8, 9));
       await store.db.knex("usage_events").insert(rows);
-      expect(await migrate(store.db)).to.deep.equal(["009-usage-rollups", "010-retention-indexes"]);
+      expect((await migrate(store.db))[0]).to.equal("009-usage-rollups");
       expect(await stored(store, siteId)).to.deep.equal(await recomputed(store, siteId));
     });
   });

@@ -39,29 +39,72 @@ export function summaryWindow(period: Period, now: number, custom?: Window): Win
   return { since, until };
 }
 
+/** A local day wholly inside a window: its first instant and the next day's. */
+export interface LocalDay {
+  start: number;
+  end: number;
+}
+
 /**
- * The labels of the window's buckets, in order, and the label of each quarter hour in it. Walks
- * the window a quarter hour at a time, so every bucket with part of the window is listed once.
+ * The labels of the window's buckets, in order, with the instant each starts at (its first
+ * quarter hour in the window), and the local days wholly inside it. Walks the window a quarter
+ * hour at a time, so every bucket with part of the window is listed once; a label is made only
+ * where the bucket changes.
  */
 export function bucketsOf(window: Window, bucket: Bucket, zone: string) {
   const clock = new ZoneClock(zone);
-  const labelOf = (quarter: number): string => {
-    const offset = clock.offset(quarter);
-    const local = quarter + offset;
-    if (bucket === "hour") return localTimestamp(local - mod(local, HOUR), offset);
-    const day = local - mod(local, DAY);
-    if (bucket === "day") return localDate(day);
-    const weekday = (new Date(day).getUTCDay() + 6) % 7; // Monday 0
-    return localDate(day - weekday * DAY);
+  const localDayOf = (quarter: number): number => {
+    const local = quarter + clock.offset(quarter);
+    return local - mod(local, DAY);
   };
   const labels: string[] = [];
-  const ofQuarter = new Map<number, string>();
+  const starts: number[] = [];
+  const days: LocalDay[] = [];
+  let key = Number.NaN;
+  let day = localDayOf(window.since - ROLLUP_GRAIN_MS);
+  let dayStart = Number.NaN; // NaN until a day starts inside the window
   for (let quarter = window.since; quarter < window.until; quarter += ROLLUP_GRAIN_MS) {
-    const label = labelOf(quarter);
-    ofQuarter.set(quarter, label);
-    if (labels.at(-1) !== label) labels.push(label);
+    const offset = clock.offset(quarter);
+    const local = quarter + offset;
+    const localDay = local - mod(local, DAY);
+    if (localDay !== day) {
+      if (!Number.isNaN(dayStart)) days.push({ start: dayStart, end: quarter });
+      day = localDay;
+      dayStart = quarter;
+    }
+    // The bucket's own key (an hour's first instant, a day's or week's local date), so a label is
+    // formatted once per bucket, not once per quarter hour.
+    const bucketKey =
+      bucket === "hour"
+        ? local - mod(local, HOUR) - offset
+        : bucket === "day"
+          ? localDay
+          : localDay - ((new Date(localDay).getUTCDay() + 6) % 7) * DAY; // Monday first
+    if (bucketKey !== key) {
+      key = bucketKey;
+      labels.push(
+        bucket === "hour" ? localTimestamp(local - mod(local, HOUR), offset) : localDate(bucketKey),
+      );
+      starts.push(quarter);
+    }
   }
-  return { labels, ofQuarter };
+  if (!Number.isNaN(dayStart) && localDayOf(window.until) !== day) {
+    days.push({ start: dayStart, end: window.until });
+  }
+  return { labels, starts, days };
+}
+
+/** The index of the bucket holding `instant`, given the buckets' starts (in order); -1 before. */
+export function bucketIndex(starts: readonly number[], instant: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  if (high < 0 || instant < starts[0]!) return -1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle]! <= instant) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 const mod = (value: number, by: number) => ((value % by) + by) % by;

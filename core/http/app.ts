@@ -7,6 +7,7 @@ import { optionsHandler } from "./options-handler.ts";
 import { requestContext } from "./request-context.ts";
 import { requestLog } from "./request-log.ts";
 import { analyticsRoutes } from "../routes/analytics-routes.ts";
+import { analyticsStreamRoutes, STREAM_LIMITS } from "../routes/analytics-stream-routes.ts";
 import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
@@ -42,6 +43,12 @@ export function createApp(parts: AppParts): Express {
   app.use(webhookDeliveriesRoutes(parts, requireKey));
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
   app.use(analyticsRoutes(parts.analytics, requireKey));
+  app.use(
+    analyticsStreamRoutes(parts, requireKey, {
+      ...STREAM_LIMITS,
+      heartbeatMs: parts.settings.stream.heartbeatMs,
+    }),
+  );
   app.use(widgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 

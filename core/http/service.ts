@@ -107,6 +107,8 @@ export async function startService(
         await parts.crawls.stop();
         await jobs.stop();
         await parts.webhookDispatcher.stop();
+        // Open streams would hold the drain to its end: their clients reconnect elsewhere.
+        parts.usageStream.endStreams();
         await drain();
         await parts.close();
       })());

@@ -4,6 +4,7 @@
  * it next to its code as a JobDefinition and adds one line here. A definition's `run` takes what
  * it needs of the service's parts, so the runner knows none of them.
  */
+import { dayRollupJob } from "../analytics/day-rollup-job.ts";
 import { retentionJob } from "../analytics/retention-job.ts";
 import type { ServiceParts } from "../compose.ts";
 import {
@@ -24,4 +25,5 @@ export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   nightlyCrawlJob,
   crawlPlanJob,
   retentionJob,
+  dayRollupJob,
 ];

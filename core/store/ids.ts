@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { encodeTime, isValid, monotonicFactory } from "ulid";
 
 /**
  * Cryptographic random numbers in [0, 1), drawn from a pool refilled 1,024 at a time. The ulid
@@ -34,9 +34,27 @@ export type IdPrefix =
   | "ws"
   | "usr"
   | "req"
-  | "crawl";
+  | "crawl"
+  | "uth";
 
 /** A prefixed, time-sortable id (DECISIONS.md): `site_01jd…`, lower case so it is a valid site_id. */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+/** The least id of `prefix` made at `ms`: every id made later sorts after it. */
+export function idAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(ms, 10).toLowerCase()}${"0".repeat(16)}`;
+}
+
+/** Whether `id` has the form `newId(prefix)` gives. */
+export function isId(prefix: IdPrefix, id: string): boolean {
+  const [head, ulid, ...rest] = id.split("_");
+  return (
+    head === prefix &&
+    rest.length === 0 &&
+    ulid !== undefined &&
+    /^[0-9a-z]{26}$/.test(ulid) &&
+    isValid(ulid.toUpperCase())
+  );
 }

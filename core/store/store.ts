@@ -3,6 +3,7 @@
  * same repositories bound to a transaction, so a multi-row change is written whole or not at all.
  */
 import { RollupsRepo } from "./repos/usage-rollups.ts";
+import { DayRollupsRepo } from "./repos/day-rollups.ts";
 import type { Knex } from "knex";
 import type { Database } from "./database.ts";
 import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
@@ -12,6 +13,7 @@ import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SiteIntelligenceRepo } from "./repos/site-intelligence-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
+import { UsageThresholdsRepo } from "./repos/usage-thresholds-repo.ts";
 import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
@@ -24,6 +26,8 @@ export class Store {
   readonly sessions: SessionsRepo;
   readonly events: EventsRepo;
   readonly rollups: RollupsRepo;
+  readonly dayRollups: DayRollupsRepo;
+  readonly usageThresholds: UsageThresholdsRepo;
   readonly leads: LeadsRepo;
   readonly webhookEndpoints: WebhookEndpointsRepo;
   readonly webhookDeliveries: WebhookDeliveriesRepo;
@@ -41,6 +45,8 @@ export class Store {
     this.sessions = new SessionsRepo(executor);
     this.events = new EventsRepo(executor, db.client);
     this.rollups = new RollupsRepo(executor);
+    this.dayRollups = new DayRollupsRepo(executor);
+    this.usageThresholds = new UsageThresholdsRepo(executor, db.client);
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);

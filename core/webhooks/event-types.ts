@@ -9,12 +9,12 @@ export const SHIPPED_EVENT_TYPES = [
   "conversation.recording_ready",
   "lead.captured",
   "lead.updated",
+  "usage.threshold",
 ] as const;
 
 export const RESERVED_EVENT_TYPES = [
   "session.started",
   "function.called",
-  "usage.threshold",
   "site.deleted",
   "adapter.error",
 ] as const;

@@ -18,3 +18,14 @@ export function refusalOf(action: () => unknown): ServiceError {
   expect(error).to.be.instanceOf(ServiceError);
   return error as ServiceError;
 }
+
+/** The ServiceError `promise` rejects with; the test fails when it resolves instead. */
+export async function refusalFrom(promise: Promise<unknown>): Promise<ServiceError> {
+  let refused: unknown;
+  await promise.then(
+    () => expect.fail("expected a refusal, but the call resolved"),
+    (error: unknown) => (refused = error),
+  );
+  expect(refused).to.be.instanceOf(ServiceError);
+  return refused as ServiceError;
+}

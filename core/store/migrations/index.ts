@@ -13,6 +13,9 @@ import * as m007 from "./007-webhooks.ts";
 import * as m008 from "./008-intelligence.ts";
 import * as m009 from "./009-usage-rollups.ts";
 import * as m010 from "./010-retention-indexes.ts";
+import * as m011 from "./011-usage-thresholds.ts";
+import * as m012 from "./012-usage-stream-index.ts";
+import * as m013 from "./013-usage-day-rollups.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +33,9 @@ const migrations: Record<string, Migration> = {
   "008-intelligence": m008,
   "009-usage-rollups": m009,
   "010-retention-indexes": m010,
+  "011-usage-thresholds": m011,
+  "012-usage-stream-index": m012,
+  "013-usage-day-rollups": m013,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

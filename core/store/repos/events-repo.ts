@@ -5,25 +5,15 @@
  * and MySQL it is one multi-row INSERT, and a read-back query only where a client id was taken.
  */
 import { deleteOldest } from "../delete-oldest.ts";
-import type BetterSqlite3 from "better-sqlite3";
+import { forgetDaysAround } from "./day-rollups.ts";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
-import { addRollups, rollupsOf, sqliteRollupUpsert } from "./usage-rollups.ts";
+import { addRollups, costRollupOf, rollupsOf } from "./usage-rollups.ts";
+import type { UsageEventRow } from "./usage-event-row.ts";
+import { storeUsageOnSqlite } from "./usage-sqlite-batch.ts";
 
-export interface UsageEventRow {
-  id: string;
-  site_id: string;
-  session_id: string | null;
-  type: string;
-  function_name: string | null;
-  duration_seconds: number | null;
-  cost_cents: number | null;
-  /** JSON object or null. */
-  metadata: string | null;
-  client_event_id: string | null;
-  created_at: number;
-}
+export type { UsageEventRow } from "./usage-event-row.ts";
 
 export interface ServiceEventRow {
   id: string;
@@ -34,6 +24,9 @@ export interface ServiceEventRow {
   data: string;
   created_at: number;
 }
+
+/** What `addSessionCost` did with a cost, or why it did nothing. */
+export type SessionCostOutcome = "added" | "already_costed" | "not_found" | "not_session_end";
 
 export class EventsRepo {
   constructor(
@@ -88,6 +81,30 @@ export class EventsRepo {
       // Only what this batch stored is rolled up: a repeated client id counts once.
       await addRollups(trx, client, rollupsOf(rows.filter((row, i) => answers[i]!.id === row.id)));
       return answers;
+    });
+  }
+
+  /**
+   * Gives the stored `session_end` event `eventId`, whose cost is still unknown, the cost
+   * `costCents`, and adds it to the event's rollup (its cost, and one more costed event; the event
+   * and its seconds are counted already), in one transaction. The UPDATE changes the row only
+   * while its cost is NULL, so of two calls racing for one event exactly one changes it (the other
+   * waits for its row lock, then finds a cost) and only that one touches the rollup.
+   */
+  async addSessionCost(eventId: string, costCents: number): Promise<SessionCostOutcome> {
+    const client = this.client;
+    return this.knex.transaction(async (trx) => {
+      const changed = await trx("usage_events")
+        .where({ id: eventId, type: "session_end" })
+        .whereNull("cost_cents")
+        .update({ cost_cents: costCents });
+      const row = await trx<UsageEventRow>("usage_events").where({ id: eventId }).first();
+      if (row === undefined) return "not_found";
+      if (changed === 0) return row.type === "session_end" ? "already_costed" : "not_session_end";
+      await addRollups(trx, client, [costRollupOf(row, costCents)]);
+      // A closed day kept for summaries holds this event without its cost: written again.
+      await forgetDaysAround(trx, row.site_id, Number(row.created_at));
+      return "added";
     });
   }
 
@@ -155,6 +172,27 @@ export class EventsRepo {
       .limit(query.limit);
   }
 
+  /**
+   * A site's usage events whose id sorts after `afterId`, in id order (ids are time-ordered):
+   * what a stream replays after the last event its client saw.
+   */
+  async usageAfter(siteId: string, afterId: string, limit: number): Promise<UsageEventRow[]> {
+    return this.knex<UsageEventRow>("usage_events")
+      .where("site_id", siteId)
+      .where("id", ">", afterId)
+      .orderBy("id")
+      .limit(limit);
+  }
+
+  /** The usage events of `siteId` among `ids`, in id order; an id of another site is not read. */
+  async usageByIds(siteId: string, ids: readonly string[]): Promise<UsageEventRow[]> {
+    if (ids.length === 0) return [];
+    return this.knex<UsageEventRow>("usage_events")
+      .where("site_id", siteId)
+      .whereIn("id", ids)
+      .orderBy("id");
+  }
+
   /** Deletes up to `limit` usage events created before `before`, oldest first; how many. */
   async deleteUsageBefore(before: number, limit: number): Promise<number> {
     return deleteOldest(this.knex, "usage_events", before, limit);
@@ -188,82 +226,3 @@ export class EventsRepo {
 }
 
 const clientKey = (row: UsageEventRow) => `${row.site_id}\u0000${row.client_event_id}`;
-
-const COLUMNS = [
-  "id",
-  "site_id",
-  "session_id",
-  "type",
-  "function_name",
-  "duration_seconds",
-  "cost_cents",
-  "metadata",
-  "client_event_id",
-  "created_at",
-] as const satisfies readonly (keyof UsageEventRow)[];
-
-type WriteBatch = (rows: readonly UsageEventRow[]) => UsageEventRow[];
-
-/**
- * The batch writer of each connection, made once: its statements, and its better-sqlite3
- * transaction function, whose making costs more than the batch's inserts (made per batch, it
- * cut the event benchmark by a third).
- */
-const writers = new WeakMap<BetterSqlite3.Database, WriteBatch>();
-
-function writerOf(conn: BetterSqlite3.Database): WriteBatch {
-  const known = writers.get(conn);
-  if (known !== undefined) return known;
-  // Skips only a taken (site_id, client_event_id), as insertSkippingDuplicate does; a NULL
-  // client id is never taken, and any other failure (a taken id) fails the batch.
-  const insert = conn.prepare<UsageEventRow>(
-    `insert into usage_events (${COLUMNS.join(", ")})` +
-      ` values (${COLUMNS.map((column) => `@${column}`).join(", ")})` +
-      " on conflict (site_id, client_event_id) do nothing",
-  );
-  const first = conn.prepare<[string, string], UsageEventRow>(
-    "select * from usage_events where site_id = ? and client_event_id = ?",
-  );
-  const rollUp = sqliteRollupUpsert(conn);
-  const write = conn.transaction((rows: readonly UsageEventRow[]) => {
-    const inserted: UsageEventRow[] = [];
-    const answers = rows.map((row) => {
-      if (insert.run(row).changes === 1) {
-        inserted.push(row);
-        return row;
-      }
-      // Skipped, so its client id is taken (perhaps earlier in this batch): answer that row.
-      const stored = first.get(row.site_id, row.client_event_id as string);
-      if (stored === undefined)
-        throw new Error(`usage event ${row.id} was neither stored nor found`);
-      return stored;
-    });
-    for (const rollup of rollupsOf(inserted)) rollUp(rollup);
-    return answers;
-  });
-  writers.set(conn, write);
-  return write;
-}
-
-/**
- * `storeUsage` on SQLite: `rows` in one transaction, whole or not at all.
- *
- * The connection is knex's own, taken from its pool, not a second handle on the file: the SQLite
- * pool has exactly one connection, and a knex transaction holds it from BEGIN to COMMIT, so
- * taking it waits for any transaction in flight, and nothing else runs on it until it is given
- * back. The better-sqlite3 transaction is synchronous, so it cannot interleave with anything on
- * this process. A second handle would instead contend for SQLite's write lock with knex's
- * connection in the same process: its busy wait would block the event loop, and so the very
- * transaction it waits for. It could not share a `:memory:` database either.
- */
-async function storeUsageOnSqlite(
-  knex: Knex,
-  rows: readonly UsageEventRow[],
-): Promise<UsageEventRow[]> {
-  const conn = (await knex.client.acquireConnection()) as BetterSqlite3.Database;
-  try {
-    return writerOf(conn)(rows);
-  } finally {
-    await knex.client.releaseConnection(conn);
-  }
-}

@@ -80,6 +80,15 @@ export class SitesRepo {
     return rows.map((r) => r.site_id);
   }
 
+  /** The workspaces `siteIds` belong to, each once (an unknown site has none). */
+  async workspacesOf(siteIds: readonly string[]): Promise<string[]> {
+    if (siteIds.length === 0) return [];
+    const rows = await this.knex("sites")
+      .whereIn("site_id", [...siteIds])
+      .distinct<{ workspace_id: string }[]>("workspace_id");
+    return rows.map((r) => r.workspace_id);
+  }
+
   async countByWorkspace(workspaceId: string): Promise<number> {
     const row = await this.knex("sites")
       .where({ workspace_id: workspaceId })

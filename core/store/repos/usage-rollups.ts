@@ -33,26 +33,37 @@ export interface RolledEvent {
   created_at: number;
 }
 
+/** The rollup row `row` belongs to, with nothing added yet. */
+function emptyRollupOf(row: RolledEvent): RollupRow {
+  const createdAt = Number(row.created_at);
+  return {
+    site_id: row.site_id,
+    bucket_start: createdAt - (createdAt % ROLLUP_GRAIN_MS),
+    type: row.type,
+    function_name: row.function_name ?? "",
+    events: 0,
+    duration_seconds: 0,
+    cost_cents: 0,
+    costed: 0,
+  };
+}
+
+type Sums = Pick<RollupRow, (typeof SUMS)[number]>;
+
+/** Adds `more`'s sums to `sum`'s. */
+export function addSums(sum: Sums, more: Sums): void {
+  for (const column of SUMS) sum[column] += more[column];
+}
+
 /** What `rows` add to the rollups, one row per (site, quarter hour, type, function). */
 export function rollupsOf(rows: readonly RolledEvent[]): RollupRow[] {
   const sums = new Map<string, RollupRow>();
   for (const row of rows) {
-    const createdAt = Number(row.created_at);
-    const bucketStart = createdAt - (createdAt % ROLLUP_GRAIN_MS);
-    const functionName = row.function_name ?? "";
-    const key = `${row.site_id}\u0000${bucketStart}\u0000${row.type}\u0000${functionName}`;
+    const empty = emptyRollupOf(row);
+    const key = `${empty.site_id}\u0000${empty.bucket_start}\u0000${empty.type}\u0000${empty.function_name}`;
     let sum = sums.get(key);
     if (sum === undefined) {
-      sum = {
-        site_id: row.site_id,
-        bucket_start: bucketStart,
-        type: row.type,
-        function_name: functionName,
-        events: 0,
-        duration_seconds: 0,
-        cost_cents: 0,
-        costed: 0,
-      };
+      sum = empty;
       sums.set(key, sum);
     }
     sum.events += 1;
@@ -63,6 +74,14 @@ export function rollupsOf(rows: readonly RolledEvent[]): RollupRow[] {
     }
   }
   return [...sums.values()];
+}
+
+/**
+ * What a cost given later to the stored event `row` (which had none) adds to the rollups: the cost
+ * and one more costed event; its event and seconds are counted already.
+ */
+export function costRollupOf(row: RolledEvent, costCents: number): RollupRow {
+  return { ...emptyRollupOf(row), cost_cents: costCents, costed: 1 };
 }
 
 /** Adds `rollups` to the stored ones (inside the caller's transaction). */
@@ -95,58 +114,36 @@ export function sqliteRollupUpsert(conn: BetterSqlite3.Database): (rollup: Rollu
   };
 }
 
-/** The rollups of a site read by summaries. */
+/** The rollups of a site read by summaries (and, for closed days, by the day rollups). */
 export class RollupsRepo {
   constructor(private readonly knex: Knex) {}
 
-  /** Per quarter hour and type in [since, until): events, seconds, cost and how many had one. */
-  async sums(
-    siteId: string,
-    since: number,
-    until: number,
-  ): Promise<Array<Omit<RollupRow, "site_id" | "function_name">>> {
+  /** The rollup rows of the site's quarter hours in [since, until), as stored. */
+  async rows(siteId: string, since: number, until: number): Promise<Omit<RollupRow, "site_id">[]> {
     const rows = await this.knex(ROLLUPS_TABLE)
       .where("site_id", siteId)
       .where("bucket_start", ">=", since)
       .where("bucket_start", "<", until)
-      .groupBy("bucket_start", "type")
-      .select("bucket_start", "type")
-      .sum({ events: "events", duration_seconds: "duration_seconds" })
-      .sum({ cost_cents: "cost_cents", costed: "costed" });
-    return rows.map((row: Record<string, unknown>) => ({
-      bucket_start: Number(row.bucket_start),
-      type: String(row.type),
-      events: Number(row.events),
-      duration_seconds: Number(row.duration_seconds),
-      cost_cents: Number(row.cost_cents),
-      costed: Number(row.costed),
-    }));
+      .select("bucket_start", "type", "function_name", "events", "duration_seconds")
+      .select("cost_cents", "costed");
+    return rows.map((row: Record<string, unknown>) => rollupRowOf(row, Number(row.bucket_start)));
   }
+}
 
-  /** The functions called most in [since, until), most first (then by name). */
-  async topFunctions(
-    siteId: string,
-    since: number,
-    until: number,
-    limit: number,
-  ): Promise<Array<{ name: string; count: number }>> {
-    const rows = await this.knex(ROLLUPS_TABLE)
-      .where({ site_id: siteId, type: "function_call" })
-      .where("bucket_start", ">=", since)
-      .where("bucket_start", "<", until)
-      .groupBy("function_name")
-      .select("function_name")
-      .sum({ count: "events" })
-      .orderBy([
-        { column: "count", order: "desc" },
-        { column: "function_name", order: "asc" },
-      ])
-      .limit(limit);
-    return rows.map((row: Record<string, unknown>) => ({
-      name: String(row.function_name),
-      count: Number(row.count),
-    }));
-  }
+/** A rollup row as read (drivers answer big integers as strings), starting at `start`. */
+export function rollupRowOf(
+  row: Record<string, unknown>,
+  start: number,
+): Omit<RollupRow, "site_id"> {
+  return {
+    bucket_start: start,
+    type: String(row.type),
+    function_name: String(row.function_name),
+    events: Number(row.events),
+    duration_seconds: Number(row.duration_seconds),
+    cost_cents: Number(row.cost_cents),
+    costed: Number(row.costed),
+  };
 }
 
 export type UsageGroup = "site_id" | "day" | "type";

@@ -5,16 +5,16 @@
  */
 export type WebhookUrl = string;
 /**
- * An event type an endpoint may subscribe to. Shipped: `conversation.ended` (also subscribable by its other name, `session.ended`), `conversation.recording_ready`, `lead.captured`, `lead.updated`. Reserved for events to come: `session.started`, `function.called`, `usage.threshold`, `site.deleted`, `adapter.error`.
+ * An event type an endpoint may subscribe to. Shipped: `conversation.ended` (also subscribable by its other name, `session.ended`), `conversation.recording_ready`, `lead.captured`, `lead.updated`, `usage.threshold`. Reserved for events to come: `session.started`, `function.called`, `site.deleted`, `adapter.error`.
  */
 export type WebhookEventType =
   | "conversation.ended"
   | "conversation.recording_ready"
   | "lead.captured"
   | "lead.updated"
+  | "usage.threshold"
   | "session.started"
   | "function.called"
-  | "usage.threshold"
   | "site.deleted"
   | "adapter.error"
   | "session.ended";
