@@ -69,11 +69,19 @@ export async function postgresDatabase(dataDir: string): Promise<BenchDatabase> 
   };
 }
 
-/** The ids of every stored usage event of `type`. */
-export async function storedIds(database: Settings["database"], type: string): Promise<string[]> {
+/** The ids of every stored usage event of `type` of the sites `siteIds`. */
+export async function storedIds(
+  database: Settings["database"],
+  type: string,
+  siteIds: readonly string[],
+): Promise<string[]> {
   const db = openDatabase(database);
   try {
-    const rows = await db.knex("usage_events").where({ type }).select<{ id: string }[]>("id");
+    const rows = await db
+      .knex("usage_events")
+      .whereIn("site_id", [...siteIds])
+      .where({ type })
+      .select<{ id: string }[]>("id");
     return rows.map((row) => row.id);
   } finally {
     await db.knex.destroy();

@@ -19,7 +19,7 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import type { EventsSite } from "./events-side.ts";
+import type { EventsSite } from "./events-service.ts";
 import { lua } from "./wrk.ts";
 
 /** The usage event type every request sends, and the rows counted afterwards. */

@@ -42,6 +42,12 @@ export function median(values: number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** The nearest-rank `p`th percentile (0 < p ≤ 100) of `values`. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 export function summarize(benchmark: string, runs: Run[], settings: BenchSettings): Summary {

@@ -1,11 +1,13 @@
 /**
  * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`,
- * `crawl`), or all of them. `events` (events.ts) is of another kind: the service alone, on SQLite
- * and then on PostgreSQL, measuring signed event ingestion and checking that no acknowledged
- * event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes its own report. So is
- * `crawl` (crawl.ts): the site crawler against a local site, by sitemap and by links, next to a
- * plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS). What follows is the
- * three-sided kind.
+ * `crawl`, `analytics`), or all of them. `events` (events.ts) is of another kind: the service
+ * alone, on SQLite and then on PostgreSQL, measuring signed event ingestion and checking that no
+ * acknowledged event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes its own
+ * report. So is `crawl` (crawl.ts): the site crawler against a local site, by sitemap and by
+ * links, next to a plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS). So is
+ * `analytics` (analytics.ts): a year of a busy site's events loaded into each database, its
+ * summaries read through the service, then the event ingestion on the same data
+ * (BENCH_ANALYTICS_*; minutes of loading per database). What follows is the three-sided kind.
  *
  * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
  * server and a minimal Express 5 app doing the same work through one shared work function (so
@@ -23,6 +25,7 @@
  */
 import os from "node:os";
 import { installCleanup, makeTempDir, removeTempDir } from "./cleanup.ts";
+import { benchAnalytics } from "./analytics.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchEvents } from "./events.ts";
 import { prepareQuery } from "./query.ts";
@@ -44,6 +47,8 @@ const standalone: Record<string, (settings: BenchSettings, json: boolean) => Pro
   events: benchEvents,
   /** The site crawler, by sitemap and by links, against a fetch loop of the same pages. */
   crawl: benchCrawl,
+  /** A busy site's summaries over a year of events, and ingestion on them; both databases. */
+  analytics: benchAnalytics,
 };
 
 /** Benchmarks that make their own requests: they run without wrk installed. */
