@@ -39,7 +39,7 @@ describe("the session sweeper", function () {
   let events: EventBus;
   let sessions: SessionService;
   let logger: pino.Logger;
-  /** One run of the sweeper over this test's store. */
+  /** One run of the sweeper over this test's store: how many sessions it ended. */
   let sweep: () => Promise<number>;
   const seen: BusEvent[] = [];
   let session: SessionRow;
@@ -76,12 +76,15 @@ describe("the session sweeper", function () {
     const ring = keyRing(crypto.randomBytes(32));
     events = new EventBus(store, ring, { logger, now });
     sessions = new SessionService(store, ring, now);
-    sweep = () =>
-      sweepWidgetData({
-        sessions,
-        usage: new UsageService({ events, sessions, now }),
-        transcripts: new TranscriptService({ store, now }),
-      });
+    sweep = async () =>
+      (
+        await sweepWidgetData({
+          sessions,
+          usage: new UsageService({ events, sessions, now }),
+          transcripts: new TranscriptService({ store, now }),
+          logger,
+        })
+      ).sessions_ended;
     seen.length = 0;
     events.subscribe((e) => seen.push(e));
     const visitor = { ip: "198.51.100.7", userAgent: "Firefox" };

@@ -3,11 +3,13 @@
  * instance: raw usage events and widget sessions (the session metadata: page URL, fingerprint,
  * the sealed signing secret) older than 13 calendar months are deleted, a bounded batch at a time,
  * oldest first. The rollups stay: summaries of any age keep their counts. Hashed IPs (kept an
- * hour) and transcripts (the site's retention days) are the widget sweep's, every minute. Running
- * it twice removes nothing more; what it removed is logged.
+ * hour) and transcripts (the site's retention days) are the widget sweep's (core/widget/
+ * sweeper.ts), every minute, in batches too. Running it twice removes nothing more; what it
+ * removed is logged.
  */
 import type { Logger } from "pino";
 import { cron, MINUTE, type JobDefinition } from "../jobs/job-definition.ts";
+import { inBatches } from "../store/in-batches.ts";
 import type { Store } from "../store/store.ts";
 
 export const RETENTION_MONTHS = 13;
@@ -44,17 +46,15 @@ export async function applyRetention(
   batch = BATCH,
 ): Promise<{ usage_events: number; sessions: number }> {
   const before = monthsBefore(now, RETENTION_MONTHS);
-  const drain = async (remove: (limit: number) => Promise<number>) => {
-    let total = 0;
-    for (;;) {
-      const removed = await remove(batch);
-      total += removed;
-      if (removed < batch) return total;
-    }
-  };
   const removed = {
-    usage_events: await drain((limit) => parts.store.events.deleteUsageBefore(before, limit)),
-    sessions: await drain((limit) => parts.store.sessions.deleteCreatedBefore(before, limit)),
+    usage_events: await inBatches(
+      (limit) => parts.store.events.deleteUsageBefore(before, limit),
+      batch,
+    ),
+    sessions: await inBatches(
+      (limit) => parts.store.sessions.deleteCreatedBefore(before, limit),
+      batch,
+    ),
   };
   parts.logger.info(
     { ...removed, before: new Date(before).toISOString() },

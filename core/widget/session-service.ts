@@ -10,6 +10,7 @@ import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
 import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
+import { inBatches } from "../store/in-batches.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { Store } from "../store/store.ts";
 
@@ -142,9 +143,10 @@ export class SessionService {
     return this.store.sessions.stale(at - SESSION_IDLE_MS, at - SESSION_MAX_MS, limit);
   }
 
-  /** Drops IP hashes older than an hour (SPEC.md retention). */
-  forgetIps(): Promise<number> {
-    return this.store.sessions.forgetIps(this.now() - 60 * 60_000);
+  /** Drops IP hashes older than an hour (SPEC.md retention), `batch` at a time; how many. */
+  forgetIps(batch: number): Promise<number> {
+    const before = this.now() - 60 * 60_000;
+    return inBatches((limit) => this.store.sessions.forgetIps(before, limit), batch);
   }
 
   /** Whether the session is still open; a stale copy is read again before saying no. */

@@ -4,6 +4,7 @@
  * session is kept once, and answered as the first was.
  */
 import { newId } from "../store/ids.ts";
+import { inBatches } from "../store/in-batches.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { Store } from "../store/store.ts";
 import type { SiteConfig } from "../sites/site-types.ts";
@@ -37,8 +38,9 @@ export class TranscriptService {
     return { stored: true };
   }
 
-  /** Deletes the transcripts past their retention; how many. */
-  deleteExpired(): Promise<number> {
-    return this.parts.store.leads.deleteExpiredTranscripts(this.now());
+  /** Deletes the transcripts past their retention, `batch` at a time; how many. */
+  deleteExpired(batch: number): Promise<number> {
+    const now = this.now();
+    return inBatches((limit) => this.parts.store.leads.deleteExpiredTranscripts(now, limit), batch);
   }
 }

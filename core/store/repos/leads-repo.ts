@@ -115,7 +115,13 @@ export class LeadsRepo {
     return this.knex<TranscriptRow>("transcripts").where({ site_id: siteId }).orderBy("created_at");
   }
 
-  async deleteExpiredTranscripts(now: number): Promise<number> {
-    return this.knex("transcripts").where("expires_at", "<=", now).delete();
+  /** Deletes up to `limit` transcripts whose retention ended by `now`, oldest first; how many. */
+  async deleteExpiredTranscripts(now: number, limit: number): Promise<number> {
+    const ids = await this.knex("transcripts")
+      .where("expires_at", "<=", now)
+      .orderBy("expires_at")
+      .limit(limit)
+      .pluck("id");
+    return ids.length === 0 ? 0 : this.knex("transcripts").whereIn("id", ids).delete();
   }
 }

@@ -69,10 +69,15 @@ export class SessionsRepo {
     return deleteOldest(this.knex, "widget_sessions", before, limit);
   }
 
-  async forgetIps(before: number): Promise<number> {
-    return this.knex("widget_sessions")
+  /** Clears the IP hash of up to `limit` sessions created before `before`, oldest first; how many. */
+  async forgetIps(before: number, limit: number): Promise<number> {
+    const ids = await this.knex("widget_sessions")
       .whereNotNull("ip_hash")
       .where("created_at", "<", before)
-      .update({ ip_hash: null });
+      .orderBy("created_at")
+      .limit(limit)
+      .pluck("id");
+    if (ids.length === 0) return 0;
+    return this.knex("widget_sessions").whereIn("id", ids).update({ ip_hash: null });
   }
 }
