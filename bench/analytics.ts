@@ -7,7 +7,7 @@
  *    a fortieth as many for each of four quiet sites, written by the database itself, then their
  *    rollups; each step timed. About 2 minutes on SQLite and 2.5 on PostgreSQL for 10 million
  *    on the 2-core development machine, and the whole benchmark about 15 minutes.
- * 2. Reads (analytics-read.ts): the service started on that database (analytics-side.ts);
+ * 2. Reads (analytics-read.ts): the service started on that database, jobs off (analytics-side.ts);
  *    `GET /v1/:siteId/analytics/summary` of the busy site, a year by day (the goal: p99 under
  *    50 ms), a month by day and a day by hour, in UTC and in Asia/Kathmandu (+5:45),
  *    BENCH_ANALYTICS_REQUESTS (200) one at a time after BENCH_ANALYTICS_WARMUP (20); then where

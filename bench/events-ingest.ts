@@ -15,7 +15,7 @@
  *
  * Settings: BENCH_EVENTS_PER_REQUEST (20, as a widget batching a conversation's events sends them;
  * 1 sends the single-event form, 2–100 the batch form `{"events":[…]}`); BENCH_EVENTS_RATE
- * (24,000): events per second the pre-made requests cover (past them the run is an error: raise
+ * (40,000): events per second the pre-made requests cover (past them the run is an error: raise
  * it). The warm-up and run last BENCH_WARMUP_SECONDS and BENCH_SECONDS, with BENCH_CONCURRENCY
  * connections.
  */
@@ -86,7 +86,7 @@ export interface IngestionResult {
 export function readIngestionOptions(): IngestionOptions {
   return {
     eventsPerRequest: intSetting("BENCH_EVENTS_PER_REQUEST", 20, 100),
-    rate: intSetting("BENCH_EVENTS_RATE", 24_000, 1_000_000),
+    rate: intSetting("BENCH_EVENTS_RATE", 40_000, 1_000_000),
   };
 }
 

@@ -26,10 +26,14 @@ export interface EventsSite {
 /** Sites made at once (PostgreSQL round trips overlap; SQLite serializes them anyway). */
 const MAKING_AT_ONCE = 16;
 
-export function startEventsService(config: EventsDatabaseConfig): Promise<RunningService> {
-  const env: Record<string, string> =
+/** The service on the harness's database, with whatever else `env` sets. */
+export function startEventsService(
+  config: EventsDatabaseConfig,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
+  const database: Record<string, string> =
     config.databaseUrl === undefined ? {} : { DATABASE_URL: config.databaseUrl };
-  return startBenchService(config.dataDir, env);
+  return startBenchService(config.dataDir, { ...database, ...env });
 }
 
 /** `count` sites `ev-00000`, `ev-00001`, … with one session each. */
