@@ -101,7 +101,7 @@ for (const target of databaseTargets) {
         { write: (line: string) => lines.push(JSON.parse(line)) },
       );
       const removed = await applyRetention({ store: service.store, logger }, NOW, 7);
-      expect(removed).to.deep.equal({ usage_events: 25, sessions: 2 });
+      expect(removed).to.deep.equal({ usage_events: 25, sessions: 2, deleted_sites: 0 });
       const left = await service.store.events.listUsage(siteId);
       expect(left.map((row) => row.id).sort()).to.deep.equal(kept.map((row) => row.id).sort());
       for (const id of oldSessions)
@@ -117,7 +117,7 @@ for (const target of databaseTargets) {
       });
 
       const again = await applyRetention({ store: service.store, logger }, NOW, 7);
-      expect(again).to.deep.equal({ usage_events: 0, sessions: 0 });
+      expect(again).to.deep.equal({ usage_events: 0, sessions: 0, deleted_sites: 0 });
     });
 
     it("clears exactly the hashed IPs past an hour and the transcripts past retention, in batches", async () => {
@@ -214,6 +214,29 @@ for (const target of databaseTargets) {
         transcripts_deleted: 0,
       });
       expect(lines).to.have.length(1);
+    });
+
+    it("finishes removing the usage of a site deleted while an instance crashed, and only its", async () => {
+      // As a crash between the deletion's commit and the removal of its data leaves it.
+      const gone = `gone-${crypto.randomBytes(4).toString("hex")}`;
+      // More events and quarter hours than a batch of 7 holds.
+      await service.store.events.storeUsage(
+        Array.from({ length: 20 }, (_, i) => usageRow(gone, { created_at: NOW - 1 - i * HOUR })),
+      );
+      await service.store.deletedSites.mark(gone, "ws_gone", NOW - HOUR);
+      const keptEvents = (await service.store.events.listUsage(siteId)).length;
+      expect(keptEvents).to.be.greaterThan(0);
+      const logger = pino({ level: "silent" });
+
+      const removed = await applyRetention({ store: service.store, logger }, NOW, 7);
+      expect(removed.deleted_sites).to.equal(1);
+      expect(await service.store.events.listUsage(gone)).to.deep.equal([]);
+      expect(await service.store.rollups.rows(gone, 0, NOW + 1)).to.deep.equal([]);
+      expect(await service.store.deletedSites.has(gone)).to.equal(false);
+      expect(await service.store.events.listUsage(siteId)).to.have.length(keptEvents);
+      expect(
+        (await applyRetention({ store: service.store, logger }, NOW, 7)).deleted_sites,
+      ).to.equal(0);
     });
   });
 }

@@ -78,6 +78,7 @@ for (const target of databaseTargets) {
           "011-usage-thresholds",
           "012-usage-stream-index",
           "013-usage-day-rollups",
+          "014-deleted-sites",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

@@ -4,11 +4,13 @@
  * the sealed signing secret) older than 13 calendar months are deleted, a bounded batch at a time,
  * oldest first. The rollups stay: summaries of any age keep their counts. Hashed IPs (kept an
  * hour) and transcripts (the site's retention days) are the widget sweep's (core/widget/
- * sweeper.ts), every minute, in batches too. Running it twice removes nothing more; what it
- * removed is logged.
+ * sweeper.ts), every minute, in batches too. It also finishes removing the usage data of sites
+ * deleted while an instance crashed (core/sites/site-usage-purge.ts). Running it twice removes
+ * nothing more; what it removed is logged.
  */
 import type { Logger } from "pino";
 import { cron, MINUTE, type JobDefinition } from "../jobs/job-definition.ts";
+import { purgeDeletedSites } from "../sites/site-usage-purge.ts";
 import { inBatches } from "../store/in-batches.ts";
 import type { Store } from "../store/store.ts";
 
@@ -44,7 +46,7 @@ export async function applyRetention(
   parts: RetentionParts,
   now: number,
   batch = BATCH,
-): Promise<{ usage_events: number; sessions: number }> {
+): Promise<{ usage_events: number; sessions: number; deleted_sites: number }> {
   const before = monthsBefore(now, RETENTION_MONTHS);
   const removed = {
     usage_events: await inBatches(
@@ -55,6 +57,8 @@ export async function applyRetention(
       (limit) => parts.store.sessions.deleteCreatedBefore(before, limit),
       batch,
     ),
+    // Deleted sites whose usage data a crash left behind (their deletion removes it at once).
+    deleted_sites: (await purgeDeletedSites(parts.store, batch)).sites,
   };
   parts.logger.info(
     { ...removed, before: new Date(before).toISOString() },

@@ -20,6 +20,7 @@ import type { ChangeSource, SiteCodec, SiteView } from "./site-codec.ts";
 import { assertDomainsFree, claimDomains } from "./site-domains.ts";
 import type { SiteRules } from "./site-rules.ts";
 import { keepMaskedSecrets, MaskedSecretError } from "./site-secrets.ts";
+import { purgeSiteUsage } from "./site-usage-purge.ts";
 import type { SiteConfig } from "./site-types.ts";
 
 export interface SiteWriterParts {
@@ -46,6 +47,10 @@ export class SiteWriter {
     const siteId = given ?? newId("site");
     const site = normalizeSite({ site_id: siteId, ...fields }); // site_id first in every answer
     const at = this.parts.now();
+    // A site of this id deleted moments ago may have usage data still to remove: never its.
+    if (await this.parts.store.deletedSites.has(siteId)) {
+      await purgeSiteUsage(this.parts.store, siteId);
+    }
     const row: SiteRow = {
       ...this.parts.codec.columns(site),
       site_id: siteId,
@@ -118,11 +123,15 @@ export class SiteWriter {
     }
   }
 
-  /** Deletes the site and its versions, with `site.deleted` in the same transaction. */
+  /**
+   * Deletes the site and its versions, with `site.deleted` in the same transaction, then its
+   * usage data (site-usage-purge.ts), the events still batched for it first.
+   */
   async delete(principal: Principal, siteId: string): Promise<void> {
     const row = await this.parts.access.owned(principal, siteId);
     await this.parts.events.transaction(async (tx, record) => {
       await tx.sites.delete(siteId);
+      await tx.deletedSites.mark(siteId, row.workspace_id, this.parts.now());
       await record({
         type: "site.deleted",
         workspace_id: row.workspace_id,
@@ -131,6 +140,8 @@ export class SiteWriter {
       });
     });
     await this.parts.cache.changed(siteId);
+    await this.parts.events.flush();
+    await purgeSiteUsage(this.parts.store, siteId);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Knex } from "knex";
 import type { Database } from "./database.ts";
 import { ApiKeysRepo } from "./repos/api-keys-repo.ts";
 import { CrawlsRepo } from "./repos/crawls-repo.ts";
+import { DeletedSitesRepo } from "./repos/deleted-sites-repo.ts";
 import { EventsRepo } from "./repos/events-repo.ts";
 import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
@@ -23,6 +24,7 @@ export class Store {
   readonly workspaces: WorkspacesRepo;
   readonly apiKeys: ApiKeysRepo;
   readonly sites: SitesRepo;
+  readonly deletedSites: DeletedSitesRepo;
   readonly sessions: SessionsRepo;
   readonly events: EventsRepo;
   readonly rollups: RollupsRepo;
@@ -42,6 +44,7 @@ export class Store {
     this.workspaces = new WorkspacesRepo(executor);
     this.apiKeys = new ApiKeysRepo(executor);
     this.sites = new SitesRepo(executor);
+    this.deletedSites = new DeletedSitesRepo(executor);
     this.sessions = new SessionsRepo(executor);
     this.events = new EventsRepo(executor, db.client);
     this.rollups = new RollupsRepo(executor);

@@ -16,6 +16,7 @@ import * as m010 from "./010-retention-indexes.ts";
 import * as m011 from "./011-usage-thresholds.ts";
 import * as m012 from "./012-usage-stream-index.ts";
 import * as m013 from "./013-usage-day-rollups.ts";
+import * as m014 from "./014-deleted-sites.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   "011-usage-thresholds": m011,
   "012-usage-stream-index": m012,
   "013-usage-day-rollups": m013,
+  "014-deleted-sites": m014,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
