@@ -35,6 +35,7 @@ import { Store } from "./store/store.ts";
 import { SessionService } from "./widget/session-service.ts";
 import { TokenService } from "./widget/token-service.ts";
 import { TranscriptService } from "./widget/transcript-service.ts";
+import { CallService } from "./widget/call-service.ts";
 import { UsageService } from "./widget/usage-service.ts";
 import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
 import { enqueueDeliveries } from "./webhooks/outbox.ts";
@@ -162,6 +163,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   tokens: TokenService;
   usage: UsageService;
   transcripts: TranscriptService;
+  /** The provider calls widget sessions report. */
+  calls: CallService;
   leads: LeadService;
   /** The analytics reads. */
   analytics: AnalyticsService;
@@ -267,6 +270,7 @@ export async function composeParts(
       }),
       usage: new UsageService({ events, sessions }),
       transcripts: new TranscriptService({ store }),
+      calls: new CallService({ store }),
       leads: new LeadService({ store, events, sites }),
       analytics: new AnalyticsService({ store, sites }),
       usageStream,

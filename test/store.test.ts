@@ -79,6 +79,7 @@ for (const target of databaseTargets) {
           "012-usage-stream-index",
           "013-usage-day-rollups",
           "014-deleted-sites",
+          "015-voice-calls",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

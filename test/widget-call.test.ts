@@ -50,6 +50,17 @@ describe("a call through the widget", function () {
     return call;
   }
 
+  /** The stored report of the call `callId`, once the widget has made it (or after 5 s). */
+  async function reportedCall(callId: string) {
+    const { store } = harness.service;
+    let reported = await store.voiceCalls.get(callId);
+    for (let i = 0; reported === undefined && i < 50; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      reported = await store.voiceCalls.get(callId);
+    }
+    return reported;
+  }
+
   const storedSession = (page: Page, siteId: string) =>
     page.evaluate(
       (key) => JSON.parse(sessionStorage.getItem(key) ?? "null") as { session_id: string } | null,
@@ -72,6 +83,8 @@ describe("a call through the widget", function () {
       `service:session:${siteId}`,
     ]);
     const sessionId = (await storedSession(page, siteId))!.session_id;
+    // The widget reported the provider's call (its Location) for the session.
+    expect((await reportedCall(call.id))?.session_id).to.equal(sessionId);
 
     const found = (await call.callFunction("search_database", {
       collection: "menu",
@@ -169,6 +182,9 @@ describe("a call through the widget", function () {
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect((await storedSession(page, siteId))!.session_id).to.equal(before);
     expect(resumed.token).not.to.equal(call.token);
+    // Both calls are the session's: the one before the refresh and the resumed one.
+    expect((await reportedCall(call.id))?.session_id).to.equal(before);
+    expect((await reportedCall(resumed.id))?.session_id).to.equal(before);
     const reminded = await resumed.nextEvent("conversation.item.create");
     expect(JSON.stringify(reminded)).to.include("Table for two tonight?");
     const found = (await resumed.callFunction("search_database", { collection: "menu" })) as {

@@ -92,6 +92,16 @@ describe("widget rate limits on one instance", function () {
     );
     expect(statuses(answers)).to.deep.equal({ 202: 600, 429: 1 });
   });
+
+  it("answers a site's 601st call report in a minute with 429, storing 600 calls", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 601 }, (_, i) =>
+        signedPost(service, session, "/session/call", { call_id: `rtc_limit_${i}` }),
+      ),
+    );
+    expect(statuses(answers)).to.deep.equal({ 202: 600, 429: 1 });
+    expect(await service.store.voiceCalls.ofSession(session.session_id)).to.have.length(600);
+  });
 });
 
 describe("widget rate limits across two instances on one Redis", function () {

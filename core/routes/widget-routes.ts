@@ -1,9 +1,8 @@
 /**
  * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
  * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics
- * events, leads, transcripts and session resumption by Origin plus the session's signature over
- * the raw body. CORS answers only the
- * site's own origins. A query may instead carry an API key with `query:test` (the debug path).
+ * events, leads, transcripts, session resumption and call reports by Origin plus the session's
+ * signature over the raw body. CORS answers only the site's own origins. A query may instead carry an API key with `query:test` (the debug path).
  */
 import express, { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
@@ -20,6 +19,7 @@ import type { SiteService } from "../sites/site-service.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import type { TokenRequest } from "../types/generated/token-create.ts";
+import type { CallReport } from "../types/generated/session-call.ts";
 import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventBatch } from "../types/generated/usage-event-batch.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
@@ -28,6 +28,7 @@ import type { SessionService } from "../widget/session-service.ts";
 import type { PublicSite } from "../sites/site-types.ts";
 import type { LeadService } from "../leads/lead-service.ts";
 import type { TokenService } from "../widget/token-service.ts";
+import type { CallService } from "../widget/call-service.ts";
 import type { TranscriptService } from "../widget/transcript-service.ts";
 import type { UsageService } from "../widget/usage-service.ts";
 import type { SiteIntelligenceService } from "../intelligence/site-intelligence-service.ts";
@@ -36,6 +37,7 @@ export interface WidgetRouteParts {
   sites: SiteService;
   sessions: SessionService;
   tokens: TokenService;
+  calls: CallService;
   usage: UsageService;
   leads: LeadService;
   transcripts: TranscriptService;
@@ -56,6 +58,8 @@ const LIMITS = {
   leads: { name: "widget-leads", points: 60, durationSeconds: 60 },
   transcripts: { name: "widget-transcripts", points: 120, durationSeconds: 60 },
   intelligence: { name: "widget-site-intelligence", points: 120, durationSeconds: 60 },
+  // A call follows a token (or a resumption), which are 600 a minute per site.
+  calls: { name: "widget-calls", points: 600, durationSeconds: 60 },
 } as const;
 
 const WIDGET_PATHS = [
@@ -67,6 +71,7 @@ const WIDGET_PATHS = [
   "/v1/:siteId/transcript",
   "/v1/:siteId/site-intelligence",
   "/v1/:siteId/session/resume",
+  "/v1/:siteId/session/call",
 ];
 
 /** The widget paths read with GET; the others are POSTed. */
@@ -156,6 +161,15 @@ export function widgetRoutes(
     await consumeLimit(limit.tokenPerSite, target.site.site_id, res);
     const { page_url: pageUrl } = tokenBody(body);
     sendData(req, res, await parts.tokens.resume(target, session, pageUrl));
+  });
+
+  router.post("/v1/:siteId/session/call", rawBody, async (req, res) => {
+    const target = await siteOf(req);
+    const { session, body } = await signed(req, res, target);
+    await consumeLimit(limit.calls, target.site.site_id, res);
+    const { call_id: callId } = validateBody<CallReport>("session-call", body);
+    await parts.calls.report(session, callId);
+    sendData(req, res, { session_id: session.id }, { status: 202 });
   });
 
   // The debug path: an API key with query:test replaces Origin and signature.

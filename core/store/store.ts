@@ -15,6 +15,7 @@ import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SiteIntelligenceRepo } from "./repos/site-intelligence-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { UsageThresholdsRepo } from "./repos/usage-thresholds-repo.ts";
+import { VoiceCallsRepo } from "./repos/voice-calls-repo.ts";
 import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
@@ -26,6 +27,7 @@ export class Store {
   readonly sites: SitesRepo;
   readonly deletedSites: DeletedSitesRepo;
   readonly sessions: SessionsRepo;
+  readonly voiceCalls: VoiceCallsRepo;
   readonly events: EventsRepo;
   readonly rollups: RollupsRepo;
   readonly dayRollups: DayRollupsRepo;
@@ -46,6 +48,7 @@ export class Store {
     this.sites = new SitesRepo(executor);
     this.deletedSites = new DeletedSitesRepo(executor);
     this.sessions = new SessionsRepo(executor);
+    this.voiceCalls = new VoiceCallsRepo(executor, db.client);
     this.events = new EventsRepo(executor, db.client);
     this.rollups = new RollupsRepo(executor);
     this.dayRollups = new DayRollupsRepo(executor);

@@ -19,6 +19,7 @@ import usageEventBatchSchema from "../../schemas/usage-event-batch.schema.json" 
 import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
+import sessionCallSchema from "../../schemas/session-call.schema.json" with { type: "json" };
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
 
@@ -33,6 +34,7 @@ const schemas = {
   "lead-create": leadCreateSchema,
   "transcript-create": transcriptCreateSchema,
   "token-create": tokenCreateSchema,
+  "session-call": sessionCallSchema,
   "webhook-create": webhookCreateSchema,
   "webhook-patch": webhookPatchSchema,
 } as const satisfies Record<string, SchemaObject>;

@@ -133,6 +133,11 @@ export class Conversation {
     void this.crawledPages();
     try {
       this.call = await VoiceCall.connect(provider, this.microphone!, this.handlers(), history);
+      // The service keeps the provider's call with the session, and controls it from its side.
+      const callId = this.call.callId;
+      if (callId !== undefined && this.session !== undefined) {
+        this.api.signed(this.session, "session/call", { call_id: callId }).catch(() => undefined);
+      }
     } catch {
       this.ui.show("error", MESSAGES.failed);
       await this.finish();

@@ -17,6 +17,7 @@ import * as m011 from "./011-usage-thresholds.ts";
 import * as m012 from "./012-usage-stream-index.ts";
 import * as m013 from "./013-usage-day-rollups.ts";
 import * as m014 from "./014-deleted-sites.ts";
+import * as m015 from "./015-voice-calls.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "012-usage-stream-index": m012,
   "013-usage-day-rollups": m013,
   "014-deleted-sites": m014,
+  "015-voice-calls": m015,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
