@@ -21,6 +21,14 @@ export type {
   VoiceSessionRequest,
   VoiceTool,
 } from "./plugin.ts";
+export { CallEnded } from "./call-control.ts";
+export type {
+  CallControl,
+  CallEvents,
+  ControlledSession,
+  ResponseUsage,
+  TokenCounts,
+} from "./call-control.ts";
 export { PluginHost } from "./plugin-host.ts";
 export type { RegisteredPlugin } from "./check-definition.ts";
 export type { PluginHostOptions } from "./plugin-host.ts";

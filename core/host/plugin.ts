@@ -4,6 +4,8 @@
  */
 import type { Socket } from "node:net";
 import type { GuardedRequest } from "../security/guarded-request.ts";
+import type { CallControl, CallEvents } from "./call-control.ts";
+import type { VoiceTool } from "./voice-tool.ts";
 import type { Logger } from "pino";
 import type {
   AdapterQuery,
@@ -110,14 +112,7 @@ export interface PromptTemplateSource extends PluginInstance {
   helpers?: Record<string, (...args: unknown[]) => unknown>;
 }
 
-/** A function the voice agent may call, in the JSON Schema form realtime providers take. */
-export interface VoiceTool {
-  type: "function";
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments. */
-  parameters: Record<string, unknown>;
-}
+export type { VoiceTool } from "./voice-tool.ts";
 
 /** What the service asks a voice provider for when a visitor starts a conversation. */
 export interface VoiceSessionRequest {
@@ -145,6 +140,12 @@ export interface VoiceSession {
  */
 export interface VoiceProvider extends PluginInstance {
   createSession(request: VoiceSessionRequest, options: SearchOptions): Promise<VoiceSession>;
+  /**
+   * Optional (call-control.ts): joins the provider's call `callId` from the server, resolving once
+   * connected; `events` then hears of the call until the connection closes. Rejects with
+   * CallEnded when the call is over or unknown, with any other error when it could not connect.
+   */
+  controlCall?(callId: string, events: CallEvents, options: SearchOptions): Promise<CallControl>;
 }
 
 /** Thrown by a voice provider that cannot mint a session; its message reaches the client. */

@@ -16,12 +16,15 @@ import { outboundRefusal, readCappedBody } from "sitevoice";
 import http from "node:http";
 import { definePlugin, PLUGIN_API_VERSION, VoiceProviderUnavailable } from "sitevoice";
 import type {
+  CallControl,
+  CallEvents,
   PluginContext,
   SearchOptions,
   VoiceProvider,
   VoiceSession,
   VoiceSessionRequest,
 } from "sitevoice";
+import { controlOpenAiCall } from "./openai-call-control.ts";
 
 export interface OpenAiProviderConfig {
   /** The standard API key; without one every session fails with a message naming the setting. */
@@ -101,6 +104,32 @@ export class OpenAiProvider implements VoiceProvider {
         connect_url: `${this.#baseUrl}/v1/realtime/calls`,
       },
     };
+  }
+
+  /**
+   * Joins the call from the server (openai-call-control.ts): its session's instructions and
+   * tools, and the usage of each response, reach `events`.
+   */
+  async controlCall(
+    callId: string,
+    events: CallEvents,
+    options: SearchOptions,
+  ): Promise<CallControl> {
+    const apiKey = this.#apiKey;
+    if (apiKey === undefined)
+      throw new Error("no OpenAI API key is configured (set OPENAI_API_KEY)");
+    return controlOpenAiCall(
+      callId,
+      events,
+      {
+        apiKey,
+        baseUrl: this.#baseUrl,
+        model: this.#model,
+        timeoutMs: this.#timeoutMs,
+        context: this.#context,
+      },
+      options.signal,
+    );
   }
 
   /** POSTs JSON and returns the parsed 2xx answer; any failure throws VoiceProviderUnavailable. */

@@ -7,7 +7,8 @@
  * body `{error: {message, type, param, code}}`: 401 for a missing or wrong key, 400 for a body of
  * the wrong shape (an unknown parameter, a wrong type, an unsupported voice, a tool whose
  * parameters are not a JSON Schema), 404 for another route. The secrets it mints open WebRTC calls
- * on `/v1/realtime/calls` (see realtime-calls.ts, exposed as `calls`).
+ * on `/v1/realtime/calls` (see realtime-calls.ts, exposed as `calls`), which the standard key
+ * controls from the server (realtime-sideband.ts, exposed as `sideband`).
  *
  * It is stricter than OpenAI where Sitevoice's request is concerned: `expires_after`, `model`, a
  * non-empty `instructions`, `audio.output.voice` and `tools` are required, since the provider
@@ -22,6 +23,7 @@ import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { bearerToken, incorrectKey, openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
 import { CALLS_PATH, RealtimeCalls, type MintedSecret } from "./realtime-calls.ts";
+import { RealtimeSideband } from "./realtime-sideband.ts";
 
 export { openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
 
@@ -80,6 +82,8 @@ export interface OpenAiStandin {
   requests: RecordedSecretRequest[];
   /** The WebRTC calls endpoint, which takes the secrets minted here. */
   calls: RealtimeCalls;
+  /** The calls' server-side control: its WebSocket and the hang-up. */
+  sideband: RealtimeSideband;
   /** The next request, once its body is read (before it is answered). */
   nextRequest(): Promise<RecordedSecretRequest>;
   /** The next request whose client closed the connection before the answer was complete. */
@@ -134,6 +138,7 @@ export async function startOpenAiStandin(
   const requests: RecordedSecretRequest[] = [];
   const secrets = new Map<string, MintedSecret>();
   const calls = new RealtimeCalls((value) => secrets.get(value), now);
+  const sideband = new RealtimeSideband(calls, apiKey);
 
   const standin: OpenAiStandin = {
     baseUrl: "",
@@ -141,18 +146,25 @@ export async function startOpenAiStandin(
     behaviour: options.behaviour ?? "mint",
     requests,
     calls,
+    sideband,
     nextRequest: () => next("request"),
     clientGone: () => next("gone"),
     close: async () => {
       await calls.close();
+      sideband.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 
   const server = http.createServer((req, res) => {
-    if (new URL(req.url ?? "/", "http://standin.test").pathname === CALLS_PATH) {
+    const path = new URL(req.url ?? "/", "http://standin.test").pathname;
+    if (path === CALLS_PATH) {
       calls.handle(req, res);
+      return;
+    }
+    if (sideband.handles(path)) {
+      sideband.hangUp(req, res, path);
       return;
     }
     const chunks: Buffer[] = [];
@@ -243,6 +255,7 @@ export async function startOpenAiStandin(
   const next = (event: string) =>
     new Promise<RecordedSecretRequest>((resolve) => events.once(event, resolve));
 
+  server.on("upgrade", (req, socket, head) => sideband.upgrade(req, socket, head));
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   standin.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,8 +5,9 @@
  * `session.update` with `session.updated`, `conversation.item.create` with
  * `conversation.item.added` and `conversation.item.done`, and an event it does not know, or a
  * message that is not a JSON event, with an `error` event; `response.create` is only recorded, as
- * the test plays the responses (`callFunction`, `assistantSays`). Every server event gets a unique
- * `event_id`.
+ * the test plays the responses (`callFunction`, `assistantSays`, `respond`). Every server event
+ * gets a unique `event_id`. Server-side control connections (`sidebands`, realtime-sideband.ts)
+ * get every server event too, and their client events are taken as the data channel's are.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
@@ -30,6 +31,27 @@ const CLIENT_EVENTS = new Set([
 ]);
 const WAIT_MS = 5000;
 
+/** A server-side control connection, as the call sees it. */
+export interface SidebandSocket {
+  send(text: string): void;
+  close(code: number): void;
+}
+
+/** A response's `usage` as the GA Realtime API reports it in `response.done`. */
+export interface RealtimeUsage {
+  total_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+  input_token_details: {
+    text_tokens: number;
+    audio_tokens: number;
+    image_tokens: number;
+    cached_tokens: number;
+    cached_tokens_details: { text_tokens: number; audio_tokens: number; image_tokens: number };
+  };
+  output_token_details: { text_tokens: number; audio_tokens: number };
+}
+
 interface Waiter {
   match: (event: RealtimeEvent, index: number) => boolean;
   resolve: (event: RealtimeEvent) => void;
@@ -43,6 +65,12 @@ export class RealtimeCall {
   readonly opened: Promise<void>;
   /** Resolves once the call ended (either side) and its peer is released. */
   readonly closed: Promise<void>;
+  /** The client events that came from server-side control connections, oldest first. */
+  readonly sidebandEvents: RealtimeEvent[] = [];
+  /** The server-side control connections on the call now. */
+  readonly sidebands = new Set<SidebandSocket>();
+  /** True once the call ended (hung up by either side). */
+  ended = false;
   readonly #peer: RealtimePeer;
   readonly #consumed = new Set<RealtimeEvent>();
   #waiters: Waiter[] = [];
@@ -65,13 +93,19 @@ export class RealtimeCall {
       this.send({ type: "session.created", session: this.session });
     });
     this.opened.catch(() => undefined);
-    this.closed = peer.closed.then(() => this.#failWaiters());
+    this.closed = peer.closed.then(() => {
+      this.ended = true;
+      for (const sideband of this.sidebands) sideband.close(1000);
+      this.#failWaiters();
+    });
   }
 
   /** Sends a server event, adding its `event_id`; throws when the events channel is not open. */
   send(event: RealtimeEvent): RealtimeEvent {
     const sent = { ...event, event_id: newId("event") };
-    if (!this.#peer.send(JSON.stringify(sent))) {
+    const text = JSON.stringify(sent);
+    for (const sideband of this.sidebands) sideband.send(text);
+    if (!this.#peer.send(text)) {
       throw new Error(`cannot send ${String(event.type)}: the events channel is not open`);
     }
     return sent;
@@ -123,6 +157,27 @@ export class RealtimeCall {
     return JSON.parse((output.item as { output: string }).output) as unknown;
   }
 
+  /** A response of the model that used `usage`: `response.created`, then `response.done`. */
+  respond(usage: RealtimeUsage): string {
+    const responseId = newId("resp");
+    this.send({ type: "response.created", response: response(responseId, "in_progress", []) });
+    const done = { ...response(responseId, "completed", []), usage };
+    this.send({ type: "response.done", response: done });
+    return responseId;
+  }
+
+  /** A client event as if the visitor's page sent it on the data channel (a virtual call's). */
+  fromBrowser(event: RealtimeEvent): void {
+    this.#receive(JSON.stringify(event));
+  }
+
+  /** A client event from a server-side control connection, taken as the data channel's are. */
+  receiveFromSideband(text: string): void {
+    const event = parseEvent(text);
+    if (event !== undefined) this.sidebandEvents.push(event);
+    this.#receive(text);
+  }
+
   /** The visitor's turn: speech started and stopped, then its transcript. */
   visitorSays(text: string): void {
     const itemId = newId("item");
@@ -170,8 +225,9 @@ export class RealtimeCall {
     return this.#peer.audioPacketsReceived();
   }
 
-  /** The provider ends the call: its peer connection closes. */
+  /** The provider ends the call: its peer connection closes, and its control connections. */
   hangUp(): void {
+    this.ended = true;
     this.#peer.close();
   }
 

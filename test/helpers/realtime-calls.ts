@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import { bearerToken, incorrectKey, openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
 import { RealtimeCall, type RealtimeEvent } from "./realtime-call.ts";
-import { answerOffer, NotAnOffer } from "./realtime-peer.ts";
+import { answerOffer, NotAnOffer, type RealtimePeer } from "./realtime-peer.ts";
 
 export const CALLS_PATH = "/v1/realtime/calls";
 
@@ -93,6 +93,21 @@ export class RealtimeCalls {
     });
   }
 
+  /** The call `id`, answered here, if there is one. */
+  get(id: string): RealtimeCall | undefined {
+    return this.calls.find((call) => call.id === id);
+  }
+
+  /**
+   * A call without a browser: as if a WebRTC call with `session` were answered and its events
+   * channel open, for tests that drive it from the server side only (its events go nowhere else).
+   */
+  virtual(session: RealtimeEvent): RealtimeCall {
+    const call = new RealtimeCall(`rtc_${randomBytes(12).toString("hex")}`, "", session, noPeer());
+    this.#add(call);
+    return call;
+  }
+
   /** Ends every call and waits until their native resources are freed. */
   async close(): Promise<void> {
     this.#closing = true;
@@ -163,4 +178,20 @@ function send(
     "content-length": Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/** A peer that is open at once and drops what is sent: the browser of a virtual call. */
+function noPeer(): RealtimePeer {
+  let end!: () => void;
+  const closed = new Promise<void>((resolve) => (end = resolve));
+  return {
+    answer: "",
+    opened: Promise.resolve(),
+    closed,
+    onMessage: () => undefined,
+    send: () => true,
+    audioPacketsSent: () => 0,
+    audioPacketsReceived: () => 0,
+    close: () => end(),
+  };
 }
