@@ -33,10 +33,13 @@ import { SiteService } from "./sites/site-service.ts";
 import { migrate, openDatabase } from "./store/database.ts";
 import { Store } from "./store/store.ts";
 import { SessionService } from "./widget/session-service.ts";
-import { TokenService } from "./widget/token-service.ts";
+import type { TokenService } from "./widget/token-service.ts";
 import { TranscriptService } from "./widget/transcript-service.ts";
-import { CallService } from "./widget/call-service.ts";
-import { UsageService } from "./widget/usage-service.ts";
+import type { CallService } from "./widget/call-service.ts";
+import type { CallControlService } from "./voice/call-control-service.ts";
+import type { SessionCosts } from "./voice/session-costs.ts";
+import { composeVoice } from "./voice/compose-voice.ts";
+import type { UsageService } from "./widget/usage-service.ts";
 import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
 import { enqueueDeliveries } from "./webhooks/outbox.ts";
 import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
@@ -165,6 +168,10 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   transcripts: TranscriptService;
   /** The provider calls widget sessions report. */
   calls: CallService;
+  /** The calls this instance controls from the server (core/voice/). */
+  callControl: CallControlService;
+  /** Controlled sessions' costs, settled a minute after they end. */
+  sessionCosts: SessionCosts;
   leads: LeadService;
   /** The analytics reads. */
   analytics: AnalyticsService;
@@ -259,18 +266,11 @@ export async function composeParts(
       sites,
       siteCache: cache,
       sessions,
-      tokens: new TokenService({
-        sessions,
-        events,
-        plugins: installed.plugins,
-        settings,
-        logger,
-        templates: installed.templates,
-        intelligence,
-      }),
-      usage: new UsageService({ events, sessions }),
+      ...composeVoice(
+        { store, events, sessions, sites, ...installed, intelligence },
+        { settings, logger, closers },
+      ),
       transcripts: new TranscriptService({ store }),
-      calls: new CallService({ store }),
       leads: new LeadService({ store, events, sites }),
       analytics: new AnalyticsService({ store, sites }),
       usageStream,

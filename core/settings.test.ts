@@ -121,6 +121,57 @@ describe("settings", () => {
     }
   });
 
+  it("checks controlled calls' limits every SITEVOICE_CALL_CHECK_MS, 100 to 60000", () => {
+    expect(loadSettings({}).calls.checkMs).to.equal(30_000);
+    expect(loadSettings({ SITEVOICE_CALL_CHECK_MS: "250" }).calls.checkMs).to.equal(250);
+    for (const bad of ["99", "60001", "soon"]) {
+      refused({ SITEVOICE_CALL_CHECK_MS: bad }, "SITEVOICE_CALL_CHECK_MS");
+    }
+  });
+
+  it("prices gpt-realtime and gpt-realtime-mini by default; SITEVOICE_VOICE_PRICES adds or replaces models", () => {
+    const defaults = loadSettings({}).voicePrices;
+    expect(Object.keys(defaults)).to.deep.equal(["gpt-realtime", "gpt-realtime-mini"]);
+    expect(defaults["gpt-realtime"]).to.deep.include({ audio_in: 32, audio_out: 64 });
+    const all =
+      "text_in=1,cached_text_in=0.1,text_out=2,audio_in=3,cached_audio_in=0.3,audio_out=6,image_in=1,cached_image_in=0.1";
+    const prices = loadSettings({
+      SITEVOICE_VOICE_PRICES: ` gpt-realtime:${all.replace("audio_in=3", "audio_in=30")} ; my-model:${all};`,
+    }).voicePrices;
+    expect(prices["gpt-realtime"]!.audio_in).to.equal(30);
+    expect(prices["gpt-realtime-mini"]).to.deep.equal(defaults["gpt-realtime-mini"]);
+    expect(prices["my-model"]).to.deep.include({ text_in: 1, audio_out: 6 });
+    expect(Object.isFrozen(prices)).to.equal(true);
+  });
+
+  describe("refuses a bad SITEVOICE_VOICE_PRICES, naming the variable and the entry", () => {
+    const bad: Record<string, RegExp> = {
+      "gpt-realtime": /"gpt-realtime" is not model:kind=usd/,
+      "m:audio_in=1":
+        /m: text_in, cached_text_in, text_out, cached_audio_in, audio_out, image_in, cached_image_in missing$/,
+      "m:audio_in=-1": /m: audio_in must be US dollars from 0 to 10000 \(got "-1"\)$/,
+      "m:audio_in=lots": /m: audio_in must be US dollars/,
+      "m:video_in=1": /m: "video_in" is not one of text_in, /,
+      "bad model!:audio_in=1": /is not model:kind=usd/,
+    };
+    for (const [raw, why] of Object.entries(bad)) {
+      it(`"${raw}"`, () => {
+        expect(() => loadSettings({ SITEVOICE_VOICE_PRICES: raw })).to.throw(
+          SettingsError,
+          /^invalid setting SITEVOICE_VOICE_PRICES: /,
+        );
+        expect(() => loadSettings({ SITEVOICE_VOICE_PRICES: raw })).to.throw(why);
+      });
+    }
+    it("a model given twice", () => {
+      const all =
+        "text_in=1,cached_text_in=0.1,text_out=2,audio_in=3,cached_audio_in=0.3,audio_out=6,image_in=1,cached_image_in=0.1";
+      expect(() => loadSettings({ SITEVOICE_VOICE_PRICES: `m:${all};m:${all}` })).to.throw(
+        /m is given twice$/,
+      );
+    });
+  });
+
   it("names the crawler's contact URL and caps its pages", () => {
     const defaults = loadSettings({ PUBLIC_BASE_URL: "https://voice.example/" }).crawler;
     expect(defaults).to.deep.equal({ contactUrl: "https://voice.example/crawler", maxPages: 500 });

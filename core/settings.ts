@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { parsePlanMinutes, PLANS, type Plan } from "./plans.ts";
+import { parseVoicePrices, type VoicePrices } from "./voice/prices.ts";
 import { checkMailAddress, checkMailFrom, checkSmtpUrl } from "./mail/mail-settings.ts";
 import type { OutboundAllowEntry } from "./security/outbound-allow-list.ts";
 import {
@@ -132,6 +133,17 @@ export interface Settings {
    * and site are still valid; keep it under every proxy's idle timeout.
    */
   stream: { heartbeatMs: number };
+  /**
+   * Calls the service controls (core/voice/): SITEVOICE_CALL_CHECK_MS, how often a controlled
+   * call's limits (its session's 2 hours, the site still there, the session still open) are
+   * checked, 30,000 by default, from 100 to 60,000.
+   */
+  calls: { checkMs: number };
+  /**
+   * SITEVOICE_VOICE_PRICES over DEFAULT_VOICE_PRICES (core/voice/prices.ts): US dollars per
+   * million tokens of each kind, per model, from which a controlled session's cost is computed.
+   */
+  voicePrices: VoicePrices;
   /**
    * SITEVOICE_PLAN_MINUTES: the voice minutes each plan bundles a calendar month (UTC), whose
    * 50 %, 80 % and 100 % a workspace's `usage.threshold` events announce. A plan without an entry
@@ -269,6 +281,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       ),
     },
     planMinutes: parsePlanMinutes(value("SITEVOICE_PLAN_MINUTES")),
+    voicePrices: parseVoicePrices(value("SITEVOICE_VOICE_PRICES")),
+    calls: {
+      checkMs: parseBetween(
+        "SITEVOICE_CALL_CHECK_MS",
+        value("SITEVOICE_CALL_CHECK_MS"),
+        30_000,
+        [100, 60_000],
+      ),
+    },
   };
   return Object.freeze(settings);
 }

@@ -59,8 +59,20 @@ for (const target of databaseTargets) {
         session_id: session.session_id,
         site_id: session.siteId,
         ended_at: null,
-        controller: null,
       });
+    });
+
+    it("leaves the call alone when the provider cannot control it (no OpenAI key here)", async () => {
+      const fresh = await newSession(service, session);
+      const id = callId();
+      expect((await report(fresh, id)).status).to.equal(202);
+      // The join is tried after the answer (joining again waits for that one): it gives up.
+      expect(await service.callControl.join((await service.store.voiceCalls.get(id))!)).to.equal(
+        false,
+      );
+      const stored = await service.store.voiceCalls.get(id);
+      expect(stored).to.deep.include({ controller: null, lease_until: null, controlled_at: null });
+      expect(service.callControl.controlled(id)).to.equal(undefined);
     });
 
     it("answers the same report again as the first, keeping one call", async () => {

@@ -80,6 +80,7 @@ for (const target of databaseTargets) {
           "013-usage-day-rollups",
           "014-deleted-sites",
           "015-voice-calls",
+          "016-call-control",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

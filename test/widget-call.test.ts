@@ -83,8 +83,14 @@ describe("a call through the widget", function () {
       `service:session:${siteId}`,
     ]);
     const sessionId = (await storedSession(page, siteId))!.session_id;
-    // The widget reported the provider's call (its Location) for the session.
+    // The widget reported the provider's call (its Location) for the session, and the service
+    // joined the call's control connection with the standard key.
     expect((await reportedCall(call.id))?.session_id).to.equal(sessionId);
+    const { sideband } = harness.openai;
+    for (let i = 0; sideband.openJoins(call.id) === 0 && i < 50; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(sideband.openJoins(call.id)).to.equal(1);
 
     const found = (await call.callFunction("search_database", {
       collection: "menu",

@@ -13,6 +13,8 @@ import {
   crawlRunJob,
   nightlyCrawlJob,
 } from "../intelligence/crawl-jobs.ts";
+import { adoptCallsJob } from "../voice/adopt-calls-job.ts";
+import { sessionCostsJob } from "../voice/session-costs-job.ts";
 import { webhookPruneJob } from "../webhooks/prune-job.ts";
 import { widgetSweepJob } from "../widget/sweeper.ts";
 import type { JobDefinition } from "./job-definition.ts";
@@ -26,4 +28,6 @@ export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   crawlPlanJob,
   retentionJob,
   dayRollupJob,
+  adoptCallsJob,
+  sessionCostsJob,
 ];

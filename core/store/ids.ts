@@ -35,7 +35,8 @@ export type IdPrefix =
   | "usr"
   | "req"
   | "crawl"
-  | "uth";
+  | "uth"
+  | "cus";
 
 /** A prefixed, time-sortable id (DECISIONS.md): `site_01jd…`, lower case so it is a valid site_id. */
 export function newId(prefix: IdPrefix): string {

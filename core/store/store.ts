@@ -16,6 +16,7 @@ import { SiteIntelligenceRepo } from "./repos/site-intelligence-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { UsageThresholdsRepo } from "./repos/usage-thresholds-repo.ts";
 import { VoiceCallsRepo } from "./repos/voice-calls-repo.ts";
+import { CallUsageRepo } from "./repos/call-usage-repo.ts";
 import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
@@ -28,6 +29,7 @@ export class Store {
   readonly deletedSites: DeletedSitesRepo;
   readonly sessions: SessionsRepo;
   readonly voiceCalls: VoiceCallsRepo;
+  readonly callUsage: CallUsageRepo;
   readonly events: EventsRepo;
   readonly rollups: RollupsRepo;
   readonly dayRollups: DayRollupsRepo;
@@ -49,6 +51,7 @@ export class Store {
     this.deletedSites = new DeletedSitesRepo(executor);
     this.sessions = new SessionsRepo(executor);
     this.voiceCalls = new VoiceCallsRepo(executor, db.client);
+    this.callUsage = new CallUsageRepo(executor, db.client);
     this.events = new EventsRepo(executor, db.client);
     this.rollups = new RollupsRepo(executor);
     this.dayRollups = new DayRollupsRepo(executor);

@@ -1,8 +1,9 @@
 /**
  * `POST /v1/:siteId/session/call`: the widget reports the provider's id for the call it has just
  * connected (the `Location` of the provider's SDP answer), and the service keeps it with the
- * session. A call belongs to the session that reported it first: the same report again is
- * answered as the first, another session's is 409.
+ * session, then joins it to control it from the server (core/voice/). A call belongs to the
+ * session that reported it first: the same report again is answered as the first, another
+ * session's is 409.
  */
 import { errors } from "../errors.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
@@ -12,7 +13,14 @@ import type { Store } from "../store/store.ts";
 export class CallService {
   private readonly now: () => number;
 
-  constructor(private readonly parts: { store: Store; now?: () => number }) {
+  constructor(
+    private readonly parts: {
+      store: Store;
+      /** Joins a reported call to control it from the server (core/voice/); never throws. */
+      control?: { join(call: VoiceCallRow): Promise<boolean> };
+      now?: () => number;
+    },
+  ) {
     this.now = parts.now ?? Date.now;
   }
 
@@ -33,6 +41,8 @@ export class CallService {
         field: "call_id",
       });
     }
+    // Not awaited: the widget's answer does not wait for the provider.
+    void this.parts.control?.join(call);
     return call;
   }
 }

@@ -12,6 +12,7 @@ import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import { newId } from "../store/ids.ts";
 import { inBatches } from "../store/in-batches.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import type { ControlledSession } from "../host/call-control.ts";
 import type { Store } from "../store/store.ts";
 
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -74,6 +75,7 @@ export class SessionService {
     site: { site_id: string; workspace_id: string },
     visitor: Visitor,
     pageUrl?: string,
+    providerSession?: ControlledSession,
   ): Promise<{ session: SessionRow; signingSecret: string }> {
     const signingSecret = crypto.randomBytes(32).toString("hex");
     const at = this.now();
@@ -89,6 +91,7 @@ export class SessionService {
       last_seen_at: at,
       ended_at: null,
       end_reason: null,
+      provider_session: providerSession === undefined ? null : JSON.stringify(providerSession),
     };
     await this.store.sessions.insert(session);
     this.hold(session, signingSecret);
@@ -141,6 +144,14 @@ export class SessionService {
   async expired(limit = 500): Promise<SessionRow[]> {
     const at = this.now();
     return this.store.sessions.stale(at - SESSION_IDLE_MS, at - SESSION_MAX_MS, limit);
+  }
+
+  /** Keeps the instructions and tools of the session's latest provider session (a resumption). */
+  async keepProviderSession(sessionId: string, session: ControlledSession): Promise<void> {
+    const json = JSON.stringify(session);
+    await this.store.sessions.keepProviderSession(sessionId, json);
+    const held = this.held.get(sessionId);
+    if (held !== undefined) held.row = { ...held.row, provider_session: json };
   }
 
   /** Drops IP hashes older than an hour (SPEC.md retention), `batch` at a time; how many. */

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
+import type { ControlledSession } from "../host/call-control.ts";
 import { buildPersonalityPrompt } from "../intelligence/prompt.ts";
 import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
 import type { SessionView } from "../intelligence/site-intelligence-types.ts";
@@ -44,11 +45,12 @@ export class TokenService {
   /** A provider session, then a widget session and its `session_start` usage event. */
   async token(target: PublicSite, visitor: Visitor, pageUrl?: string) {
     const { site } = target;
-    const voice = await this.providerSession(site, await this.crawled(site, pageUrl));
+    const { voice, kept } = await this.providerSession(site, await this.crawled(site, pageUrl));
     const { session, signingSecret } = await this.parts.sessions.create(
       { site_id: site.site_id, workspace_id: target.workspaceId },
       visitor,
       pageUrl,
+      kept,
     );
     await this.parts.events.recordUsage({
       site_id: site.site_id,
@@ -72,7 +74,8 @@ export class TokenService {
    */
   async resume(target: PublicSite, session: SessionRow, pageUrl?: string) {
     const { site } = target;
-    const voice = await this.providerSession(site, await this.crawled(site, pageUrl));
+    const { voice, kept } = await this.providerSession(site, await this.crawled(site, pageUrl));
+    await this.parts.sessions.keepProviderSession(session.id, kept);
     return {
       session_id: session.id,
       session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
@@ -107,22 +110,27 @@ export class TokenService {
     } catch (error) {
       throw errors.serviceUnavailable(`The voice provider is not configured: ${messageOf(error)}`);
     }
+    // What the session is minted with, and what the service keeps on its calls (core/voice/).
+    const kept: ControlledSession = {
+      instructions: buildPersonalityPrompt(site, {
+        now: new Date(this.now()),
+        templates: this.parts.templates,
+        pages: crawled.pages,
+      }),
+      tools: buildVoiceTools(site, { sectionIds: crawled.sectionIds }),
+    };
     try {
-      return await provider.createSession(
+      const voice = await provider.createSession(
         {
           site_id: site.site_id,
           voice: site.voice,
           language: site.language,
-          instructions: buildPersonalityPrompt(site, {
-            now: new Date(this.now()),
-            templates: this.parts.templates,
-            pages: crawled.pages,
-          }),
-          tools: buildVoiceTools(site, { sectionIds: crawled.sectionIds }),
+          ...kept,
           expiresInSeconds: EPHEMERAL_TOKEN_SECONDS,
         },
         { signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) },
       );
+      return { voice, kept };
     } catch (error) {
       // The provider's own words when it says why (no key, provider down); they hold no secret.
       const cause = (error as { cause?: unknown }).cause;

@@ -4,6 +4,7 @@
  * start and ends the session, with `conversation.ended` recorded in the same transaction; any
  * other event is recorded once per key (see replay-key.ts), a copy answering the first.
  */
+import { conversationEnded } from "./conversation-ended.ts";
 import type { EventBus, UsageEvent } from "../events/event-bus.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
@@ -97,7 +98,9 @@ export class UsageService {
 
   /**
    * Ends a session once: the end and its `conversation.ended` in one transaction, then its
-   * `session_end` usage event (once per session, however often this is called).
+   * `session_end` usage event (once per session, however often this is called). A session whose
+   * call the service controlled gets its `conversation.ended` with its cost, about a minute later
+   * (core/voice/session-costs.ts), so no second event is ever sent.
    */
   async endSession(
     session: SessionRow,
@@ -110,25 +113,10 @@ export class UsageService {
     await this.parts.events.flush();
     await this.parts.events.transaction(async (tx, record) => {
       if (!(await tx.sessions.end(session.id, this.now(), reason))) return;
+      if (await tx.voiceCalls.controlledOf(session.id)) return;
+      await tx.sessions.markEndedEvent(session.id, this.now());
       const counts = await tx.events.countSessionUsage(session.id);
-      await record({
-        type: "conversation.ended",
-        workspace_id: session.workspace_id,
-        site_id: session.site_id,
-        data: {
-          session_id: session.id,
-          site_id: session.site_id,
-          user_fingerprint: session.user_fingerprint,
-          duration_seconds: durationSeconds,
-          function_calls: counts.function_call ?? 0,
-          db_queries: counts.db_query ?? 0,
-          // Filled once the voice provider confirms the session's usage (not yet).
-          cost_cents: null,
-          reason,
-          started_at: new Date(session.created_at).toISOString(),
-          ended_at: new Date(at).toISOString(),
-        },
-      });
+      await record(conversationEnded(session, { durationSeconds, counts, reason, at }));
     });
     this.parts.sessions.forget(session.id);
     return this.parts.events.recordUsage({

@@ -117,7 +117,7 @@ export class OpenAiProvider implements VoiceProvider {
   ): Promise<CallControl> {
     const apiKey = this.#apiKey;
     if (apiKey === undefined)
-      throw new Error("no OpenAI API key is configured (set OPENAI_API_KEY)");
+      throw new VoiceProviderUnavailable("no OpenAI API key is configured (set OPENAI_API_KEY)");
     return controlOpenAiCall(
       callId,
       events,

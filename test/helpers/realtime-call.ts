@@ -100,12 +100,16 @@ export class RealtimeCall {
     });
   }
 
-  /** Sends a server event, adding its `event_id`; throws when the events channel is not open. */
+  /**
+   * Sends a server event, adding its `event_id`, to the browser and the control connections;
+   * throws when it reaches neither (the events channel not open, no control connection). The
+   * browser misses what is sent before its channel opens (a control connection may come first).
+   */
   send(event: RealtimeEvent): RealtimeEvent {
     const sent = { ...event, event_id: newId("event") };
     const text = JSON.stringify(sent);
     for (const sideband of this.sidebands) sideband.send(text);
-    if (!this.#peer.send(text)) {
+    if (!this.#peer.send(text) && this.sidebands.size === 0) {
       throw new Error(`cannot send ${String(event.type)}: the events channel is not open`);
     }
     return sent;

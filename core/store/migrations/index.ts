@@ -18,6 +18,7 @@ import * as m012 from "./012-usage-stream-index.ts";
 import * as m013 from "./013-usage-day-rollups.ts";
 import * as m014 from "./014-deleted-sites.ts";
 import * as m015 from "./015-voice-calls.ts";
+import * as m016 from "./016-call-control.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "013-usage-day-rollups": m013,
   "014-deleted-sites": m014,
   "015-voice-calls": m015,
+  "016-call-control": m016,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -118,6 +118,13 @@ export class EventsRepo {
     return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
   }
 
+  /** The session's `session_end` usage event, if stored. */
+  async sessionEndOf(sessionId: string): Promise<UsageEventRow | undefined> {
+    return this.knex<UsageEventRow>("usage_events")
+      .where({ session_id: sessionId, type: "session_end" })
+      .first();
+  }
+
   async countUsage(siteId: string): Promise<number> {
     const row = await this.knex("usage_events")
       .where({ site_id: siteId })

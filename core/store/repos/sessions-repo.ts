@@ -14,6 +14,12 @@ export interface SessionRow {
   last_seen_at: number;
   ended_at: number | null;
   end_reason: string | null;
+  /** The instructions and tools (JSON) of its latest provider session (migration 016). */
+  provider_session?: string | null;
+  /** When its `conversation.ended` was recorded. */
+  ended_event_at?: number | null;
+  /** When the cost of a controlled session was settled. */
+  cost_settled_at?: number | null;
 }
 
 export class SessionsRepo {
@@ -38,6 +44,45 @@ export class SessionsRepo {
   /** Every open session, for re-sealing their signing secrets under a new master key. */
   async open(): Promise<SessionRow[]> {
     return this.knex<SessionRow>("widget_sessions").whereNull("ended_at");
+  }
+
+  /** Marks the session's `conversation.ended` recorded, once: whether this call marked it. */
+  async markEndedEvent(id: string, at: number): Promise<boolean> {
+    const changed = await this.knex("widget_sessions")
+      .where({ id })
+      .whereNull("ended_event_at")
+      .update({ ended_event_at: at });
+    return changed === 1;
+  }
+
+  /** Marks a controlled session's cost settled. */
+  async settleCost(id: string, at: number): Promise<void> {
+    await this.knex("widget_sessions").where({ id }).update({ cost_settled_at: at });
+  }
+
+  /**
+   * Sessions that ended before `before` with a call an instance controlled and whose cost is not
+   * settled: up to `limit`, those that ended first first.
+   */
+  async costsDue(before: number, limit: number): Promise<SessionRow[]> {
+    return this.knex<SessionRow>("widget_sessions")
+      .whereNull("cost_settled_at")
+      .whereNotNull("ended_at")
+      .where("ended_at", "<", before)
+      .whereExists((calls) =>
+        calls
+          .select(this.knex.raw("1"))
+          .from("voice_calls")
+          .whereRaw("voice_calls.session_id = widget_sessions.id")
+          .whereNotNull("voice_calls.controlled_at"),
+      )
+      .orderBy("ended_at")
+      .limit(limit);
+  }
+
+  /** Keeps the instructions and tools (JSON) of the session's latest provider session. */
+  async keepProviderSession(id: string, session: string): Promise<void> {
+    await this.knex("widget_sessions").where({ id }).update({ provider_session: session });
   }
 
   async reseal(id: string, signingSecret: string): Promise<void> {
