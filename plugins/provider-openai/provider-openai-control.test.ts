@@ -94,6 +94,20 @@ describe("provider-openai call control", () => {
     return [control, heard];
   };
 
+  /** What the provider's join of the test's call was refused with (its cause). */
+  const refusedJoin = async (from: VoiceProvider) => {
+    const refused = await from.controlCall!(
+      call.id,
+      { session() {}, usage() {}, closed() {} },
+      { signal: signal() },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(PluginCallError);
+    return (refused as PluginCallError).cause as Error & { code?: string };
+  };
+
   it("joins the call with the standard key: the stand-in sees one control connection", async () => {
     const [control] = await join();
     expect(standin.sideband.openJoins(call.id)).to.equal(1);
@@ -177,15 +191,7 @@ describe("provider-openai call control", () => {
       { baseUrl: standin.baseUrl, apiKey: "sk-wrong-0123456789" },
       "global",
     );
-    const refused = await wrong.controlCall!(
-      call.id,
-      { session() {}, usage() {}, closed() {} },
-      { signal: signal() },
-    ).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    const cause = (refused as PluginCallError).cause as Error;
+    const cause = await refusedJoin(wrong);
     expect(cause.name).to.not.equal("CallEnded");
     expect(cause.message).to.match(/401/);
     expect(cause.message).to.not.include("sk-wrong");
@@ -202,15 +208,7 @@ describe("provider-openai call control", () => {
         { baseUrl: standin.baseUrl, apiKey: standin.apiKey },
         "global",
       );
-      const refused = await strict.controlCall!(
-        call.id,
-        { session() {}, usage() {}, closed() {} },
-        { signal: signal() },
-      ).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      const cause = (refused as PluginCallError).cause as Error & { code?: string };
+      const cause = await refusedJoin(strict);
       expect(cause.code).to.equal("OUTBOUND_BLOCKED");
       expect(standin.sideband.joins).to.deep.equal([]);
     } finally {

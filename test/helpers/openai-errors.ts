@@ -1,7 +1,9 @@
 /**
- * OpenAI's error body, `{error: {message, type, param, code}}`, and the authentication errors its
- * API answers with 401, worded as OpenAI words them. Shared by the stand-in's routes.
+ * OpenAI's error body, `{error: {message, type, param, code}}`, the authentication errors its
+ * API answers with 401, worded as OpenAI words them, and sending an answer. Shared by the
+ * stand-in's routes.
  */
+import type http from "node:http";
 
 export interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -40,4 +42,14 @@ export function incorrectKey(given: string): OpenAiErrorBody {
       "https://platform.openai.com/account/api-keys.",
     { code: "invalid_api_key" },
   );
+}
+
+/** Sends `body` as JSON, or a string as HTML (what a proxy in OpenAI's place might send). */
+export function json(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": typeof body === "string" ? "text/html" : "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
 }

@@ -21,7 +21,13 @@ import { EventEmitter, once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { bearerToken, incorrectKey, openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
+import {
+  bearerToken,
+  incorrectKey,
+  json,
+  openAiError,
+  type OpenAiErrorBody,
+} from "./openai-errors.ts";
 import { CALLS_PATH, RealtimeCalls, type MintedSecret } from "./realtime-calls.ts";
 import { RealtimeSideband } from "./realtime-sideband.ts";
 
@@ -511,13 +517,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": typeof body === "string" ? "text/html" : "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
 }

@@ -13,7 +13,13 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { bearerToken, incorrectKey, openAiError, type OpenAiErrorBody } from "./openai-errors.ts";
+import {
+  bearerToken,
+  incorrectKey,
+  json,
+  openAiError,
+  type OpenAiErrorBody,
+} from "./openai-errors.ts";
 import type { RealtimeCalls } from "./realtime-calls.ts";
 
 export const SIDEBAND_PATH = "/v1/realtime";
@@ -119,13 +125,4 @@ export class RealtimeSideband {
     if (typeof token !== "string") return token;
     return token === this.apiKey ? undefined : incorrectKey(token);
   }
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
 }
