@@ -21,6 +21,7 @@ import {
 import { killPostgresListeners, killRedisSubscribers } from "./helpers/channel-cuts.ts";
 import { redisAvailable, TEST_REDIS_URL } from "./helpers/test-redis.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
+import { waitUntil } from "./helpers/wait-until.ts";
 import { inlineSiteWithSession, signedPost, type WidgetSession } from "./helpers/widget-session.ts";
 
 const sqlite = databaseTargets.find((target) => target.client === "sqlite")!;
@@ -383,14 +384,6 @@ acrossInstances("analytics stream across instances through Redis", {
   needsRedis: true,
   cut: killRedisSubscribers,
 });
-
-async function waitUntil(what: string, done: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function expectSubscribed(service: TestService, siteId: string, count: number) {
   await waitUntil(

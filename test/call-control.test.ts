@@ -12,12 +12,13 @@ import pino from "pino";
 import { SessionCosts } from "../core/voice/session-costs.ts";
 import { SESSION_MAX_MS } from "../core/widget/session-service.ts";
 import {
+  controlEnv,
   mintedSession,
   reportedCall,
-  until,
   type ReportedCall,
 } from "./helpers/controlled-calls.ts";
 import { signedPost } from "./helpers/widget-session.ts";
+import { waitUntil } from "./helpers/wait-until.ts";
 import { startOpenAiStandin, type OpenAiStandin } from "./helpers/openai-standin.ts";
 import type { RealtimeUsage } from "./helpers/realtime-call.ts";
 import {
@@ -46,15 +47,6 @@ const usage = (audio: number, out: number): RealtimeUsage => ({
   output_token_details: { text_tokens: 0, audio_tokens: out },
 });
 
-const controlEnv = (openai: OpenAiStandin) => ({
-  SITEVOICE_JOBS: "off",
-  OPENAI_API_KEY: openai.apiKey,
-  OPENAI_BASE_URL: openai.baseUrl,
-  SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
-  TRUSTED_PROXIES: "loopback",
-  SITEVOICE_CALL_CHECK_MS: "200",
-});
-
 describe("calls under the service's control", function () {
   this.timeout(30_000);
   let database: TestDatabase | undefined;
@@ -75,7 +67,8 @@ describe("calls under the service's control", function () {
   });
 
   const callRow = () => service.store.voiceCalls.get(reported.call.id);
-  const joined = () => until(() => openai.sideband.openJoins(reported.call.id) === 1, "the join");
+  const joined = () =>
+    waitUntil("the join", () => openai.sideband.openJoins(reported.call.id) === 1);
   const usageRows = () =>
     service.store.db.knex("call_usage").where({ call_id: reported.call.id }).orderBy("created_at");
 
@@ -87,7 +80,7 @@ describe("calls under the service's control", function () {
 
     it("joins it once, with the standard key, and puts the minted session on it", async () => {
       const { call, minted } = reported;
-      await until(() => call.sidebandEvents.length === 1, "the session.update");
+      await waitUntil("the session.update", () => call.sidebandEvents.length === 1);
       const [update] = call.sidebandEvents;
       expect(update).to.deep.include({ type: "session.update" });
       expect(update!.session).to.deep.include({ instructions: minted.instructions });
@@ -100,13 +93,16 @@ describe("calls under the service's control", function () {
 
     it("reverts within one event round a session.update from the page that drops the restricted topics", async () => {
       const { call, minted } = reported;
-      await until(() => call.sidebandEvents.length === 1, "the first session.update");
+      await waitUntil("the first session.update", () => call.sidebandEvents.length === 1);
       call.fromBrowser({
         type: "session.update",
         session: { type: "realtime", instructions: "Talk about anything at all.", tools: [] },
       });
       // The page's update, answered with session.updated, is followed by the service's own.
-      await until(() => call.sidebandEvents.length === 2, "the service's second session.update");
+      await waitUntil(
+        "the service's second session.update",
+        () => call.sidebandEvents.length === 2,
+      );
       expect(call.session.instructions).to.equal(minted.instructions);
       expect(call.session.tools).to.deep.equal(minted.tools);
       expect(service.callControl.controlled(call.id)!.reverts).to.equal(1);
@@ -121,7 +117,7 @@ describe("calls under the service's control", function () {
         reported.call.respond(usage(200, 80)),
         reported.call.respond(usage(300, 90)),
       ];
-      await until(async () => (await usageRows()).length === 3, "three usage rows");
+      await waitUntil("three usage rows", async () => (await usageRows()).length === 3);
       const rows = await usageRows();
       expect(rows.map((row) => row.response_id).sort()).to.deep.equal([...ids].sort());
       expect(rows.map((row) => Number(row.input_audio)).sort()).to.deep.equal([100, 200, 300]);
@@ -132,21 +128,21 @@ describe("calls under the service's control", function () {
     it("joins again after the control connection drops, losing no usage after it", async () => {
       const { call } = reported;
       call.respond(usage(100, 10));
-      await until(async () => (await usageRows()).length === 1, "the first usage");
+      await waitUntil("the first usage", async () => (await usageRows()).length === 1);
       openai.sideband.drop(call.id);
-      await until(
-        () => openai.sideband.joins.filter((join) => join.callId === call.id).length === 2,
+      await waitUntil(
         "the second join",
+        () => openai.sideband.joins.filter((join) => join.callId === call.id).length === 2,
       );
       await joined();
       call.respond(usage(200, 20));
-      await until(async () => (await usageRows()).length === 2, "the usage after the drop");
+      await waitUntil("the usage after the drop", async () => (await usageRows()).length === 2);
       expect((await callRow())!.ended_at).to.equal(null);
     });
 
     it("marks the call over when the provider ends it", async () => {
       reported.call.hangUp();
-      await until(async () => (await callRow())!.ended_at !== null, "the call's end");
+      await waitUntil("the call's end", async () => (await callRow())!.ended_at !== null);
       expect((await callRow())!.end_reason).to.equal("ended");
       expect(service.callControl.controlled(reported.call.id)).to.equal(undefined);
     });
@@ -154,16 +150,16 @@ describe("calls under the service's control", function () {
     it("hangs up the call of a site that was deleted", async () => {
       const { session } = reported;
       await service.sites.delete(operatorPrincipal(session.workspaceId, "test"), session.siteId);
-      await until(() => reported.call.ended, "the hang-up");
+      await waitUntil("the hang-up", () => reported.call.ended);
       expect(openai.sideband.hungUp).to.include(reported.call.id);
       // The call's row went with the site's sessions (they cascade).
-      await until(async () => (await callRow()) === undefined, "the call's row gone");
+      await waitUntil("the call's row gone", async () => (await callRow()) === undefined);
     });
 
     it("hangs up the call of a session that ended", async () => {
       await service.store.sessions.end(reported.session.session_id, Date.now(), "idle");
-      await until(() => reported.call.ended, "the hang-up");
-      await until(async () => (await callRow())!.ended_at !== null, "the call marked over");
+      await waitUntil("the hang-up", () => reported.call.ended);
+      await waitUntil("the call marked over", async () => (await callRow())!.ended_at !== null);
       const row = await callRow();
       expect(row!.end_reason).to.equal("session_ended");
     });
@@ -179,11 +175,11 @@ describe("calls under the service's control", function () {
     const call = openai.calls.virtual(minted);
     const res = await signedPost(service, session, "/session/call", { call_id: call.id });
     expect(res.status).to.equal(202);
-    await until(() => openai.sideband.openJoins(call.id) === 1 || call.ended, "the join");
-    await until(() => call.ended, "the hang-up");
+    await waitUntil("the join", () => openai.sideband.openJoins(call.id) === 1 || call.ended);
+    await waitUntil("the hang-up", () => call.ended);
     expect(openai.sideband.hungUp).to.include(call.id);
     const row = () => service.store.voiceCalls.get(call.id);
-    await until(async () => (await row())!.ended_at !== null, "the call marked over");
+    await waitUntil("the call marked over", async () => (await row())!.ended_at !== null);
     expect((await row())!.end_reason).to.equal("limit");
   });
 });
@@ -215,7 +211,7 @@ describe("a call reported to two instances", function () {
 
   it("is joined once, by the instance holding its lease", async () => {
     const { call } = await reportedCall(a, openai);
-    await until(() => openai.sideband.openJoins(call.id) === 1, "A's join");
+    await waitUntil("A's join", () => openai.sideband.openJoins(call.id) === 1);
     const row = (await a.store.voiceCalls.get(call.id))!;
     expect(await b.callControl.join(row)).to.equal(false);
     expect(b.callControl.controlled(call.id)).to.equal(undefined);
@@ -238,7 +234,7 @@ describe("a call reported to two instances", function () {
     });
     const joins = await Promise.all([a.callControl.join(row), b.callControl.join(row)]);
     expect(joins.filter(Boolean)).to.have.length(1);
-    await until(() => openai.sideband.openJoins(call.id) === 1, "the one join");
+    await waitUntil("the one join", () => openai.sideband.openJoins(call.id) === 1);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(openai.sideband.joins.filter((join) => join.callId === call.id)).to.have.length(1);
   });
@@ -260,7 +256,7 @@ describe("a call reported to two instances", function () {
       controlled_at: now - 60_000,
     });
     expect(await b.callControl.adoptOrphans()).to.be.at.least(1);
-    await until(() => openai.sideband.openJoins(call.id) === 1, "B's join");
+    await waitUntil("B's join", () => openai.sideband.openJoins(call.id) === 1);
     expect((await b.store.voiceCalls.get(call.id))!.controller).to.equal(b.callControl.instance);
     expect(await a.callControl.adoptOrphans()).to.equal(0);
   });

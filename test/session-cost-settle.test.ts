@@ -10,7 +10,8 @@ import { expect } from "chai";
 import pino from "pino";
 import { SessionCosts } from "../core/voice/session-costs.ts";
 import { sessionCostsJob } from "../core/voice/session-costs-job.ts";
-import { reportedCall, until, type ReportedCall } from "./helpers/controlled-calls.ts";
+import { controlEnv, reportedCall, type ReportedCall } from "./helpers/controlled-calls.ts";
+import { waitUntil } from "./helpers/wait-until.ts";
 import { startOpenAiStandin, type OpenAiStandin } from "./helpers/openai-standin.ts";
 import type { RealtimeUsage } from "./helpers/realtime-call.ts";
 import {
@@ -88,13 +89,7 @@ for (const target of databaseTargets) {
       database = await createTestDatabase(target);
       if (database === undefined) missing(this, target.label);
       openai = await startOpenAiStandin();
-      service = await startTestService(database.url, {
-        SITEVOICE_JOBS: "off",
-        OPENAI_API_KEY: openai.apiKey,
-        OPENAI_BASE_URL: openai.baseUrl,
-        SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
-        TRUSTED_PROXIES: "loopback",
-      });
+      service = await startTestService(database.url, controlEnv(openai));
       costs = new SessionCosts({
         store: service.store,
         events: service.events,
@@ -131,13 +126,13 @@ for (const target of databaseTargets) {
 
     it("writes the confirmed usage's cost a minute after the end, conversation.ended once with it, the summary too", async () => {
       reported = await reportedCall(service, openai);
-      await until(() => openai.sideband.openJoins(reported.call.id) === 1, "the join");
+      await waitUntil("the join", () => openai.sideband.openJoins(reported.call.id) === 1);
       for (const response of RESPONSES) reported.call.respond(response.reported);
-      await until(
+      await waitUntil(
+        "three responses' usage",
         async () =>
           (await service.store.db.knex("call_usage").where({ call_id: reported.call.id }))
             .length === 3,
-        "three responses' usage",
       );
       const endedAt = await endSession();
       expect(await ended(reported.session.session_id)).to.deep.equal([]);
@@ -175,7 +170,7 @@ for (const target of databaseTargets) {
 
     it("records conversation.ended at once, without a cost, for a session no instance controlled", async () => {
       reported = await reportedCall(service, openai);
-      await until(() => openai.sideband.openJoins(reported.call.id) === 1, "the join");
+      await waitUntil("the join", () => openai.sideband.openJoins(reported.call.id) === 1);
       // As if its provider could not control calls: no instance ever joined it.
       await service.callControl.controlled(reported.call.id)!.leave("test");
       await service.store.db
@@ -193,7 +188,7 @@ for (const target of databaseTargets) {
 
     it("leaves the cost unknown when a model used has no prices, and still sends conversation.ended", async () => {
       reported = await reportedCall(service, openai);
-      await until(() => openai.sideband.openJoins(reported.call.id) === 1, "the join");
+      await waitUntil("the join", () => openai.sideband.openJoins(reported.call.id) === 1);
       await service.store.callUsage.record({
         id: "cus_unpriced",
         call_id: reported.call.id,

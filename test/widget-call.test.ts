@@ -5,6 +5,7 @@
  * connection is reconnected once, and a 429 is waited out as Retry-After says. No cookie, and no
  * storage key but the two the contract names.
  */
+import { waitUntil } from "./helpers/wait-until.ts";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { finishedCrawl } from "./helpers/crawl-rows.ts";
@@ -50,15 +51,14 @@ describe("a call through the widget", function () {
     return call;
   }
 
-  /** The stored report of the call `callId`, once the widget has made it (or after 5 s). */
+  /** The stored report of the call `callId`, once the widget has made it. */
   async function reportedCall(callId: string) {
     const { store } = harness.service;
-    let reported = await store.voiceCalls.get(callId);
-    for (let i = 0; reported === undefined && i < 50; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      reported = await store.voiceCalls.get(callId);
-    }
-    return reported;
+    await waitUntil(
+      `the report of ${callId}`,
+      async () => (await store.voiceCalls.get(callId)) !== undefined,
+    );
+    return store.voiceCalls.get(callId);
   }
 
   const storedSession = (page: Page, siteId: string) =>
@@ -87,9 +87,7 @@ describe("a call through the widget", function () {
     // joined the call's control connection with the standard key.
     expect((await reportedCall(call.id))?.session_id).to.equal(sessionId);
     const { sideband } = harness.openai;
-    for (let i = 0; sideband.openJoins(call.id) === 0 && i < 50; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil("the control connection", () => sideband.openJoins(call.id) > 0);
     expect(sideband.openJoins(call.id)).to.equal(1);
 
     const found = (await call.callFunction("search_database", {

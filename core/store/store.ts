@@ -48,7 +48,7 @@ export class Store {
     this.workspaces = new WorkspacesRepo(executor);
     this.apiKeys = new ApiKeysRepo(executor);
     this.sites = new SitesRepo(executor);
-    this.deletedSites = new DeletedSitesRepo(executor);
+    this.deletedSites = new DeletedSitesRepo(executor, db.client);
     this.sessions = new SessionsRepo(executor);
     this.voiceCalls = new VoiceCallsRepo(executor, db.client);
     this.callUsage = new CallUsageRepo(executor, db.client);

@@ -18,6 +18,7 @@ import { startOpenAiStandin, type OpenAiStandin } from "../../test/helpers/opena
 import type { RealtimeCall, RealtimeUsage } from "../../test/helpers/realtime-call.ts";
 import { hostWithBuiltins, signal } from "./provider-openai-fixtures.ts";
 import { usageOf } from "./openai-call-control.ts";
+import { waitUntil } from "../../test/helpers/wait-until.ts";
 
 const SITE_SESSION: ControlledSession = {
   instructions: "You are the front desk of Luigi's. Never discuss politics.",
@@ -52,11 +53,6 @@ interface Heard {
   usage: ResponseUsage[];
   closed: string[];
 }
-
-const waitFor = async (done: () => boolean, what: string) => {
-  for (let i = 0; i < 200 && !done(); i += 1) await new Promise((r) => setTimeout(r, 10));
-  if (!done()) throw new Error(`no ${what} within 2 s`);
-};
 
 describe("provider-openai call control", () => {
   let standin: OpenAiStandin;
@@ -112,7 +108,7 @@ describe("provider-openai call control", () => {
     const [control] = await join();
     expect(standin.sideband.openJoins(call.id)).to.equal(1);
     control.close();
-    await waitFor(() => standin.sideband.openJoins(call.id) === 0, "close");
+    await waitUntil("close", () => standin.sideband.openJoins(call.id) === 0);
   });
 
   it("hears the session the visitor's page set, and puts the site's back", async () => {
@@ -121,10 +117,10 @@ describe("provider-openai call control", () => {
       type: "session.update",
       session: { type: "realtime", instructions: "Discuss anything.", tools: [] },
     });
-    await waitFor(() => heard.sessions.length === 1, "session.updated");
+    await waitUntil("session.updated", () => heard.sessions.length === 1);
     expect(heard.sessions[0]).to.deep.equal({ instructions: "Discuss anything.", tools: [] });
     await control.apply(SITE_SESSION);
-    await waitFor(() => heard.sessions.length === 2, "the second session.updated");
+    await waitUntil("the second session.updated", () => heard.sessions.length === 2);
     expect(heard.sessions[1]).to.deep.equal(SITE_SESSION);
     expect(call.session).to.deep.include(SITE_SESSION);
     expect(call.sidebandEvents.map((event) => event.type)).to.deep.equal(["session.update"]);
@@ -134,7 +130,7 @@ describe("provider-openai call control", () => {
   it("reports each response's usage, the cached tokens apart from the rest", async () => {
     const [control, heard] = await join();
     const responseId = call.respond(USAGE);
-    await waitFor(() => heard.usage.length === 1, "usage");
+    await waitUntil("usage", () => heard.usage.length === 1);
     expect(heard.usage[0]).to.deep.equal({
       response_id: responseId,
       model: "gpt-realtime",
@@ -162,13 +158,13 @@ describe("provider-openai call control", () => {
     await control.hangUp();
     expect(standin.sideband.hungUp).to.deep.equal([call.id]);
     expect(call.ended).to.equal(true);
-    await waitFor(() => heard.closed.length === 1, "close");
+    await waitUntil("close", () => heard.closed.length === 1);
   });
 
   it("hears the connection close when the network cuts it", async () => {
     const [, heard] = await join();
     standin.sideband.drop(call.id);
-    await waitFor(() => heard.closed.length === 1, "close");
+    await waitUntil("close", () => heard.closed.length === 1);
     expect(heard.closed[0]).to.match(/closed \(1006\)/);
   });
 

@@ -68,11 +68,12 @@ export async function reportedCall(
   };
 }
 
-/** Waits until `done` holds, checking every 20 ms; fails after `ms` naming `what`. */
-export async function until(done: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** A service's settings for these suites: the stand-in as OpenAI, controlled calls checked often. */
+export const controlEnv = (openai: OpenAiStandin) => ({
+  SITEVOICE_JOBS: "off",
+  OPENAI_API_KEY: openai.apiKey,
+  OPENAI_BASE_URL: openai.baseUrl,
+  SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
+  TRUSTED_PROXIES: "loopback",
+  SITEVOICE_CALL_CHECK_MS: "200",
+});

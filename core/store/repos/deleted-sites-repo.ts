@@ -3,6 +3,8 @@
  * bounded batch at a time: the site's raw usage events, quarter-hour rollups and day rollups.
  */
 import type { Knex } from "knex";
+import type { DatabaseClient } from "../../settings.ts";
+import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
 /** The tables that keep a site's usage after the site (no foreign key), each with its order. */
 export const SITE_USAGE_TABLES = {
@@ -13,14 +15,22 @@ export const SITE_USAGE_TABLES = {
 export type SiteUsageTable = keyof typeof SITE_USAGE_TABLES;
 
 export class DeletedSitesRepo {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly client: DatabaseClient,
+  ) {}
 
   /** Records that `siteId` was deleted (in the deleting transaction); again changes nothing. */
   async mark(siteId: string, workspaceId: string, at: number): Promise<void> {
-    await this.knex("deleted_sites")
-      .insert({ site_id: siteId, workspace_id: workspaceId, deleted_at: at })
-      .onConflict("site_id")
-      .ignore();
+    const row = { site_id: siteId, workspace_id: workspaceId, deleted_at: at };
+    await insertSkippingDuplicate(
+      this.knex,
+      "deleted_sites",
+      row,
+      ["site_id"],
+      this.client,
+      "site_id",
+    );
   }
 
   /** Whether `siteId` was deleted and its usage data is not all removed yet. */

@@ -1,3 +1,4 @@
+import { deleteOldest } from "../delete-oldest.ts";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
@@ -117,11 +118,7 @@ export class LeadsRepo {
 
   /** Deletes up to `limit` transcripts whose retention ended by `now`, oldest first; how many. */
   async deleteExpiredTranscripts(now: number, limit: number): Promise<number> {
-    const ids = await this.knex("transcripts")
-      .where("expires_at", "<=", now)
-      .orderBy("expires_at")
-      .limit(limit)
-      .pluck("id");
-    return ids.length === 0 ? 0 : this.knex("transcripts").whereIn("id", ids).delete();
+    // Expired at `now` itself too: times are whole milliseconds.
+    return deleteOldest(this.knex, "transcripts", now + 1, limit, "expires_at");
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
+import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 
 export interface VoiceCallRow {
   call_id: string;
@@ -29,12 +30,8 @@ export class VoiceCallsRepo {
    * or the first claim's (which may be another session's).
    */
   async claim(row: VoiceCallRow): Promise<VoiceCallRow> {
-    const insert = this.knex("voice_calls").insert(row);
-    // MySQL has no conflict target; setting the key to itself changes nothing (as
-    // insert-skipping-duplicate.ts does for tables with an id).
-    await (this.client === "mysql"
-      ? insert.onConflict().merge({ call_id: this.knex.ref("call_id") })
-      : insert.onConflict("call_id").ignore());
+    const key = ["call_id"];
+    await insertSkippingDuplicate(this.knex, "voice_calls", row, key, this.client, "call_id");
     const stored = await this.get(row.call_id);
     if (stored === undefined)
       throw new Error(`voice call ${row.call_id} was neither stored nor found`);
