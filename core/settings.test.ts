@@ -151,6 +151,8 @@ describe("settings", () => {
         /m: text_in, cached_text_in, text_out, cached_audio_in, audio_out, image_in, cached_image_in missing$/,
       "m:audio_in=-1": /m: audio_in must be US dollars from 0 to 10000 \(got "-1"\)$/,
       "m:audio_in=lots": /m: audio_in must be US dollars/,
+      "m:audio_in=1=2": /m: audio_in must be US dollars from 0 to 10000 \(got "1=2"\)$/,
+      "m:audio_in": /m: audio_in must be US dollars/,
       "m:video_in=1": /m: "video_in" is not one of text_in, /,
       "bad model!:audio_in=1": /is not model:kind=usd/,
     };

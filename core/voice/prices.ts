@@ -71,7 +71,9 @@ export function parseVoicePrices(raw: string | undefined): VoicePrices {
       .slice(colon + 1)
       .split(",")
       .map((part) => part.trim())) {
-      const [kind, value] = pair.split("=").map((part) => part.trim());
+      const equals = pair.indexOf("=");
+      const kind = (equals < 0 ? pair : pair.slice(0, equals)).trim();
+      const value = equals < 0 ? undefined : pair.slice(equals + 1).trim();
       if (!PRICE_KINDS.includes(kind as PriceKind)) {
         throw new SettingsError(
           VARIABLE,
