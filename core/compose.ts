@@ -45,6 +45,7 @@ import { enqueueDeliveries } from "./webhooks/outbox.ts";
 import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
 import type { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
+import { UserDataService } from "./user-data/user-data-service.ts";
 import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
@@ -191,6 +192,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usageStream: UsageStream;
   /** Crawls of sites: queued, run as jobs (once the service attaches its runner), listed. */
   crawls: CrawlService;
+  /** Visitor data exports and erasures, run as jobs. */
+  userData: UserDataService;
   /**
    * Stores every pending event, then closes the mailer (after the mails under way), the site
    * cache, plugins, Redis and the store.
@@ -290,6 +293,14 @@ export async function composeParts(
         wake: () => dispatcher.wake(),
       }),
       crawls,
+      userData: new UserDataService({
+        store,
+        ring,
+        sites,
+        mailer,
+        logger,
+        publicBaseUrl: settings.publicBaseUrl,
+      }),
       close: closeAll,
     };
     return parts;

@@ -81,6 +81,7 @@ for (const target of databaseTargets) {
           "014-deleted-sites",
           "015-voice-calls",
           "016-call-control",
+          "017-user-data",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

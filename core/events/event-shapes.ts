@@ -59,6 +59,9 @@ const SEALED_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ["lead.captured", ["update_token"]],
 ]);
 
+/** The sealed `data` fields of a service event of `type`. */
+export const sealedFieldsOf = (type: string): readonly string[] => SEALED_FIELDS.get(type) ?? [];
+
 /** The service event types that have sealed fields. */
 export const SEALED_EVENT_TYPES: readonly string[] = [...SEALED_FIELDS.keys()];
 

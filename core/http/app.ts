@@ -16,6 +16,7 @@ import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
 import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
+import { userDataRoutes } from "../routes/user-data-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
 
@@ -43,6 +44,7 @@ export function createApp(parts: AppParts): Express {
   app.use(webhookDeliveriesRoutes(parts, requireKey));
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
   app.use(analyticsRoutes(parts.analytics, requireKey));
+  app.use(userDataRoutes(parts, requireKey));
   app.use(
     analyticsStreamRoutes(parts, requireKey, {
       ...STREAM_LIMITS,

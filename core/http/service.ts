@@ -95,6 +95,7 @@ export async function startService(
     // The webhook outbox is sent wherever jobs run (SITEVOICE_JOBS).
     if (settings.jobs) parts.webhookDispatcher.start();
     parts.crawls.attach(jobs);
+    if (settings.jobs) parts.userData.attach(jobs);
     if (settings.jobs) {
       // The nightly crawls planned and the queued crawls given jobs now, not an interval later.
       await jobs.now(CRAWL_PLAN_JOB);

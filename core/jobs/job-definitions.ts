@@ -15,6 +15,7 @@ import {
 } from "../intelligence/crawl-jobs.ts";
 import { adoptCallsJob } from "../voice/adopt-calls-job.ts";
 import { sessionCostsJob } from "../voice/session-costs-job.ts";
+import { userDataRunJob, userDataSweepJob } from "../user-data/user-data-jobs.ts";
 import { webhookPruneJob } from "../webhooks/prune-job.ts";
 import { widgetSweepJob } from "../widget/sweeper.ts";
 import type { JobDefinition } from "./job-definition.ts";
@@ -30,4 +31,6 @@ export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   dayRollupJob,
   adoptCallsJob,
   sessionCostsJob,
+  userDataRunJob,
+  userDataSweepJob,
 ];

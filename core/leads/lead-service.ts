@@ -14,7 +14,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import { hashToken } from "../security/token-hash.ts";
 import type { SiteService } from "../sites/site-service.ts";
 import { newId } from "../store/ids.ts";
-import type { LeadCursor, LeadRow } from "../store/repos/leads-repo.ts";
+import { phoneDigits, type LeadCursor, type LeadRow } from "../store/repos/leads-repo.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { Store } from "../store/store.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
@@ -67,6 +67,7 @@ export class LeadService {
       name: body.name ?? null,
       email: body.email ?? null,
       phone: body.phone ?? null,
+      phone_digits: phoneDigits(body.phone ?? null),
       message: body.message ?? null,
       page_url: body.page_url ?? session.page_url,
       fields: body.fields === undefined ? null : JSON.stringify(body.fields),

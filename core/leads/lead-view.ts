@@ -8,6 +8,8 @@ export function leadView(row: LeadRow) {
     id: row.id,
     site_id: row.site_id,
     session_id: row.session_id,
+    /** The visitor's fingerprint: what a data request names them by; null once erased. */
+    user_fingerprint: row.user_fingerprint,
     name: row.name,
     email: row.email,
     phone: row.phone,
@@ -18,5 +20,9 @@ export function leadView(row: LeadRow) {
     notes: row.notes,
     created_at: new Date(Number(row.created_at)).toISOString(),
     updated_at: new Date(Number(row.updated_at)).toISOString(),
+    erased_at:
+      row.erased_at === null || row.erased_at === undefined
+        ? null
+        : new Date(Number(row.erased_at)).toISOString(),
   };
 }

@@ -3,7 +3,8 @@
  * primary master key, and recomputes the content hashes that key derives; then the signing secrets
  * of open widget sessions, the sealed fields of service events (a lead's update token, which a
  * webhook delivers later) and the secrets of webhook endpoints (the current one and the one a
- * rotation left signing beside it). Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
+ * rotation left signing beside it), the fingerprints user-data requests keep and the export
+ * documents. Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
  * Each row is rewritten on its own (a site with its versions in one transaction), so a stop midway
  * leaves everything readable with the same key ring.
  */
@@ -22,6 +23,7 @@ export async function rotateSecrets(
   sessions: number;
   events: number;
   webhookEndpoints: number;
+  userData: number;
 }> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
@@ -56,7 +58,26 @@ export async function rotateSecrets(
     events++;
   }
   const webhookEndpoints = await resealWebhookEndpoints(store, reseal1);
-  return { sites, versions, sessions, events, webhookEndpoints };
+  const userData = await resealUserData(store, reseal1);
+  return { sites, versions, sessions, events, webhookEndpoints, userData };
+}
+
+/**
+ * Re-seals the fingerprints open user-data requests keep and the export documents: how many
+ * values. A request finished or an export deleted meanwhile is skipped.
+ */
+async function resealUserData(store: Store, reseal: (sealed: string) => string): Promise<number> {
+  const { requests, exports } = await store.userData.sealed();
+  for (const request of requests) {
+    await store.userData.resealSubject(request.id, reseal(request.subject));
+  }
+  for (const requestId of exports) {
+    const stored = await store.userData.getExport(requestId);
+    if (stored !== undefined) {
+      await store.userData.resealExport(requestId, reseal(stored.document));
+    }
+  }
+  return requests.length + exports.length;
 }
 
 /** Attempts per endpoint: another attempt follows only a rotation through the API meanwhile. */

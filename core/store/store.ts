@@ -21,6 +21,8 @@ import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
+import { UserDataRepo } from "./repos/user-data-repo.ts";
+import { VisitorDataRepo } from "./repos/visitor-data-repo.ts";
 
 export class Store {
   readonly workspaces: WorkspacesRepo;
@@ -40,6 +42,8 @@ export class Store {
   readonly webhookHealth: WebhookHealthRepo;
   readonly crawls: CrawlsRepo;
   readonly siteIntelligence: SiteIntelligenceRepo;
+  readonly userData: UserDataRepo;
+  readonly visitorData: VisitorDataRepo;
 
   constructor(
     readonly db: Database,
@@ -62,6 +66,8 @@ export class Store {
     this.webhookHealth = new WebhookHealthRepo(executor);
     this.crawls = new CrawlsRepo(executor, db.client);
     this.siteIntelligence = new SiteIntelligenceRepo(executor);
+    this.userData = new UserDataRepo(executor, db.client);
+    this.visitorData = new VisitorDataRepo(executor);
   }
 
   get client() {

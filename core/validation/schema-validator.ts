@@ -20,6 +20,7 @@ import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
 import sessionCallSchema from "../../schemas/session-call.schema.json" with { type: "json" };
+import userDataRequestSchema from "../../schemas/user-data-request.schema.json" with { type: "json" };
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
 
@@ -35,6 +36,7 @@ const schemas = {
   "transcript-create": transcriptCreateSchema,
   "token-create": tokenCreateSchema,
   "session-call": sessionCallSchema,
+  "user-data-request": userDataRequestSchema,
   "webhook-create": webhookCreateSchema,
   "webhook-patch": webhookPatchSchema,
 } as const satisfies Record<string, SchemaObject>;

@@ -19,6 +19,7 @@ import * as m013 from "./013-usage-day-rollups.ts";
 import * as m014 from "./014-deleted-sites.ts";
 import * as m015 from "./015-voice-calls.ts";
 import * as m016 from "./016-call-control.ts";
+import * as m017 from "./017-user-data.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "014-deleted-sites": m014,
   "015-voice-calls": m015,
   "016-call-control": m016,
+  "017-user-data": m017,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -26,7 +26,18 @@ export interface LeadRow {
   replay_key: string | null;
   created_at: number;
   updated_at: number;
+  /** The phone's digits, which a lookup by phone compares (migration 017). */
+  phone_digits?: string | null;
+  /** When an erasure emptied its personal fields. */
+  erased_at?: number | null;
 }
+
+/**
+ * A phone number's digits without leading zeros (a trunk prefix: 020 in London is +44 20), which
+ * a lookup compares: null when it has none.
+ */
+export const phoneDigits = (phone: string | null): string | null =>
+  phone === null ? null : phone.replace(/\D/g, "").replace(/^0+/, "") || null;
 
 export interface TranscriptRow {
   id: string;
@@ -66,6 +77,29 @@ export class LeadsRepo {
       .first();
     if (stored === undefined) throw new Error(`lead ${row.id} was not stored`);
     return stored;
+  }
+
+  /**
+   * The site's leads with that email (any case) or phone. Phones compare by their digits, one
+   * ending the other (7 digits at least), so `+1 (555) 010-2030` and `555.010.2030` are one, as
+   * are `+44 20 7946 0958` and `020 7946 0958`.
+   */
+  async withContact(
+    siteId: string,
+    contact: { email: string } | { phone: string },
+  ): Promise<LeadRow[]> {
+    const q = this.knex<LeadRow>("leads").where({ site_id: siteId });
+    if ("email" in contact) q.whereRaw("LOWER(email) = ?", [contact.email.toLowerCase()]);
+    else {
+      const digits = phoneDigits(contact.phone) ?? "";
+      if (digits.length < 7) return [];
+      const suffixes: string[] = [];
+      for (let start = 0; digits.length - start >= 7; start++) suffixes.push(digits.slice(start));
+      q.where((w) =>
+        w.where("phone_digits", "like", `%${digits}`).orWhereIn("phone_digits", suffixes),
+      );
+    }
+    return q.orderBy([{ column: "created_at" }, { column: "id" }]);
   }
 
   async get(id: string): Promise<LeadRow | undefined> {
