@@ -93,6 +93,22 @@ for (const target of databaseTargets) {
         [CUTOFF - 1, CUTOFF - 86_400_000].map((at) => session(at)),
       );
       const keptSessions = await Promise.all([CUTOFF, NOW - 60_000].map((at) => session(at)));
+      const serviceEvent = async (createdAt: number) => {
+        const id = newId("evt");
+        await service.store.events.insertService([
+          {
+            id,
+            type: "lead.captured",
+            workspace_id: (await service.store.sites.get(siteId))!.workspace_id,
+            site_id: siteId,
+            data: JSON.stringify({ lead: { email: "ada@example.com" } }),
+            created_at: createdAt,
+          },
+        ]);
+        return id;
+      };
+      const oldEvents = await Promise.all([CUTOFF - 1, CUTOFF - 2, CUTOFF - 3].map(serviceEvent));
+      const keptEvents = await Promise.all([CUTOFF, NOW - 1].map(serviceEvent));
       const rollupsBefore = await service.store.rollups.rows(siteId, 0, NOW + 1);
 
       const lines: unknown[] = [];
@@ -101,7 +117,18 @@ for (const target of databaseTargets) {
         { write: (line: string) => lines.push(JSON.parse(line)) },
       );
       const removed = await applyRetention({ store: service.store, logger }, NOW, 7);
-      expect(removed).to.deep.equal({ usage_events: 25, sessions: 2, deleted_sites: 0 });
+      expect(removed).to.deep.equal({
+        usage_events: 25,
+        sessions: 2,
+        service_events: 3,
+        deleted_sites: 0,
+      });
+      for (const id of oldEvents) {
+        expect(await service.store.events.serviceEvent(id)).to.equal(undefined);
+      }
+      for (const id of keptEvents) {
+        expect(await service.store.events.serviceEvent(id)).not.to.equal(undefined);
+      }
       const left = await service.store.events.listUsage(siteId);
       expect(left.map((row) => row.id).sort()).to.deep.equal(kept.map((row) => row.id).sort());
       for (const id of oldSessions)
@@ -113,11 +140,17 @@ for (const target of databaseTargets) {
       expect(lines[0]).to.deep.include({
         usage_events: 25,
         sessions: 2,
+        service_events: 3,
         before: new Date(CUTOFF).toISOString(),
       });
 
       const again = await applyRetention({ store: service.store, logger }, NOW, 7);
-      expect(again).to.deep.equal({ usage_events: 0, sessions: 0, deleted_sites: 0 });
+      expect(again).to.deep.equal({
+        usage_events: 0,
+        sessions: 0,
+        service_events: 0,
+        deleted_sites: 0,
+      });
     });
 
     it("clears exactly the hashed IPs past an hour and the transcripts past retention, in batches", async () => {

@@ -17,6 +17,7 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
+import { waitUntil } from "./helpers/wait-until.ts";
 
 const adapter = (value: string) => ({
   type: "rest",
@@ -27,7 +28,8 @@ const adapter = (value: string) => ({
 /**
  * What a rotation starts from and what it did: on a fresh database, a service on the old key
  * made a site with two versions (two tokens), a lead event with a sealed token, a session and
- * two webhook endpoints (one with its secret rotated, so a previous secret too), and in another
+ * two webhook endpoints (one with its secret rotated, so a previous secret too), an export of the
+ * session's visitor (its fingerprint and document kept sealed), and in another
  * workspace deleted a site whose name only looks sealed (its `site.deleted` holds that name in
  * clear); the service stopped, and `rotateSecrets` re-sealed everything under the new key.
  */
@@ -45,6 +47,9 @@ interface Rotated {
   signingSecret: string;
   /** The webhook endpoints, with their secrets as the API answered them. */
   webhooks: { id: string; secret: string; previous: string | null }[];
+  /** A finished export of the session's visitor: its fingerprint and document kept sealed. */
+  exportId: string;
+  fingerprint: string;
   done: Awaited<ReturnType<typeof rotateSecrets>>;
 }
 
@@ -116,7 +121,19 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
         .expect(200);
       webhooks.push({ id: made.id, secret: rotated.body.data.secret, previous: made.secret });
     }
+    const exported = await request(service.server)
+      .post("/v1/user-data/export")
+      .set(auth)
+      .send({ site_id: site.site_id, user_fingerprint: session.user_fingerprint })
+      .expect(202);
+    const exportId = exported.body.data.request_id as string;
+    await waitUntil(
+      "the export done",
+      async () => (await service.store.userData.get(exportId))?.status === "done",
+    );
     made = {
+      exportId,
+      fingerprint: session.user_fingerprint,
       workspaceId: ws,
       auth,
       siteId: site.site_id as string,
@@ -172,13 +189,14 @@ for (const target of databaseTargets) {
         await r?.database.drop();
       });
 
-      it("re-sealed one site, its two versions, one open session, one event and two webhook endpoints", () => {
+      it("re-sealed one site, its two versions, one open session, one event, two webhook endpoints, and an export's fingerprint and document", () => {
         expect(r!.done).to.deep.equal({
           sites: 1,
           versions: 2,
           sessions: 1,
           events: 1,
           webhookEndpoints: 2,
+          userData: 2,
         });
       });
 
@@ -269,6 +287,20 @@ for (const target of databaseTargets) {
         expect(masked).to.deep.equal(
           [...on.rotated!.webhooks].reverse().map((w) => [w.id, `••••${w.secret.slice(-4)}`]),
         );
+      });
+
+      it("serves the export made before, its document and fingerprint opened with the new key", async () => {
+        const view = await request(on.service!.server)
+          .get(`/v1/user-data/requests/${on.rotated!.exportId}`)
+          .set(on.rotated!.auth)
+          .expect(200);
+        const link = new URL(view.body.data.download_url as string);
+        const document = await request(on.service!.server)
+          .get(link.pathname + link.search)
+          .expect(200);
+        expect(JSON.parse(document.text).user_fingerprint).to.equal(on.rotated!.fingerprint);
+        const row = (await on.service!.store.userData.get(on.rotated!.exportId))!;
+        expect(row.subject).to.include(`enc:v1:${keyId(on.rotated!.newKey)}:`);
       });
 
       it("recomputed the hashes under the new key: the same content is still no change", async () => {

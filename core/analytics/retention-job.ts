@@ -1,8 +1,8 @@
 /**
  * The daily retention job (SPEC.md's retention table), `analytics.retention` at 03:41 UTC on one
  * instance: raw usage events and widget sessions (the session metadata: page URL, fingerprint,
- * the sealed signing secret) older than 13 calendar months are deleted, a bounded batch at a time,
- * oldest first. The rollups stay: summaries of any age keep their counts. Hashed IPs (kept an
+ * the sealed signing secret) and service events (the leads and fingerprints webhooks delivered)
+ * older than 13 calendar months are deleted, a bounded batch at a time, oldest first. The rollups stay: summaries of any age keep their counts. Hashed IPs (kept an
  * hour) and transcripts (the site's retention days) are the widget sweep's (core/widget/
  * sweeper.ts), every minute, in batches too. It also finishes removing the usage data of sites
  * deleted while an instance crashed (core/sites/site-usage-purge.ts). Running it twice removes
@@ -46,7 +46,12 @@ export async function applyRetention(
   parts: RetentionParts,
   now: number,
   batch = BATCH,
-): Promise<{ usage_events: number; sessions: number; deleted_sites: number }> {
+): Promise<{
+  usage_events: number;
+  sessions: number;
+  service_events: number;
+  deleted_sites: number;
+}> {
   const before = monthsBefore(now, RETENTION_MONTHS);
   const removed = {
     usage_events: await inBatches(
@@ -57,12 +62,17 @@ export async function applyRetention(
       (limit) => parts.store.sessions.deleteCreatedBefore(before, limit),
       batch,
     ),
+    // What webhooks delivered (leads, fingerprints), long after its deliveries left the log.
+    service_events: await inBatches(
+      (limit) => parts.store.events.deleteServiceBefore(before, limit),
+      batch,
+    ),
     // Deleted sites whose usage data a crash left behind (their deletion removes it at once).
     deleted_sites: (await purgeDeletedSites(parts.store, batch)).sites,
   };
   parts.logger.info(
     { ...removed, before: new Date(before).toISOString() },
-    "retention applied: raw usage events and sessions past 13 months deleted",
+    "retention applied: raw usage events, sessions and service events past 13 months deleted",
   );
   return removed;
 }

@@ -9,6 +9,8 @@ import type { Knex } from "knex";
  *   the exports an erasure must remove.
  * - `user_data_exports`: the export documents, sealed, until their download link expires; gone
  *   with their site.
+ * - an index on `service_events.created_at`: the daily retention job deletes service events (which
+ *   carry leads and fingerprints) past 13 months, as it does session metadata.
  * - `leads.phone_digits`: a lead's phone as digits only, so a lookup by phone finds it however it
  *   was written; `leads.erased_at`: when an erasure emptied its personal fields.
  */
@@ -60,6 +62,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(["expires_at"]);
     t.index(["subject_hash"]);
   });
+  await knex.schema.alterTable("service_events", (t) => t.index(["created_at"]));
   await knex.schema.alterTable("leads", (t) => {
     t.string("phone_digits", 50).nullable();
     t.bigInteger("erased_at").nullable();
@@ -83,6 +86,7 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn("erased_at");
     t.dropColumn("phone_digits");
   });
+  await knex.schema.alterTable("service_events", (t) => t.dropIndex(["created_at"]));
   await knex.schema.dropTable("user_data_exports");
   await knex.schema.dropTable("user_data_requests");
 }

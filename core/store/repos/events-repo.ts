@@ -205,6 +205,11 @@ export class EventsRepo {
     return deleteOldest(this.knex, "usage_events", before, limit);
   }
 
+  /** Deletes up to `limit` service events created before `before`, oldest first; how many. */
+  async deleteServiceBefore(before: number, limit: number): Promise<number> {
+    return deleteOldest(this.knex, "service_events", before, limit);
+  }
+
   async insertService(rows: ServiceEventRow[]): Promise<void> {
     if (rows.length > 0) await this.knex("service_events").insert(rows);
   }
