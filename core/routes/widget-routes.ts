@@ -58,6 +58,8 @@ const LIMITS = {
   leads: { name: "widget-leads", points: 60, durationSeconds: 60 },
   transcripts: { name: "widget-transcripts", points: 120, durationSeconds: 60 },
   intelligence: { name: "widget-site-intelligence", points: 120, durationSeconds: 60 },
+  // The privacy notice asks once per page view at most.
+  visitor: { name: "widget-visitor", points: 30, durationSeconds: 60 },
   // A call follows a token (or a resumption), which are 600 a minute per site.
   calls: { name: "widget-calls", points: 600, durationSeconds: 60 },
 } as const;
@@ -70,12 +72,13 @@ const WIDGET_PATHS = [
   "/v1/:siteId/leads",
   "/v1/:siteId/transcript",
   "/v1/:siteId/site-intelligence",
+  "/v1/:siteId/visitor",
   "/v1/:siteId/session/resume",
   "/v1/:siteId/session/call",
 ];
 
 /** The widget paths read with GET; the others are POSTed. */
-const GET_PATH = /\/(config|site-intelligence)$/;
+const GET_PATH = /\/(config|site-intelligence|visitor)$/;
 
 /** The raw bytes of a signed body: the signature is checked before anything parses them. */
 const rawBody = express.raw({ type: () => true, limit: BODY_LIMIT_WIDGET });
@@ -137,6 +140,20 @@ export function widgetRoutes(
     requireOrigin(req, res, target.site);
     await consumeLimit(limit.intelligence, target.site.site_id, res);
     sendData(req, res, await parts.intelligence.answer(target));
+  });
+
+  // The visitor's own fingerprint, for the privacy notice: what they quote in a data request.
+  router.get("/v1/:siteId/visitor", async (req, res) => {
+    const target = await siteOf(req);
+    requireOrigin(req, res, target.site);
+    await consumeLimit(limit.visitor, req.ip ?? "unknown", res);
+    res.setHeader("Cache-Control", "no-store");
+    sendData(req, res, {
+      user_fingerprint: parts.sessions.fingerprint({
+        ip: req.ip ?? "",
+        userAgent: req.headers["user-agent"] ?? "",
+      }),
+    });
   });
 
   router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {

@@ -62,6 +62,8 @@ export class TokenService {
     return {
       session_id: session.id,
       signing_secret: signingSecret,
+      // What the visitor quotes to ask the business for their data (the privacy notice shows it).
+      user_fingerprint: session.user_fingerprint,
       session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
       ...voice,
     };

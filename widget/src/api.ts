@@ -9,7 +9,13 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import type { CrawledPage, ProviderSession, TokenAnswer, WidgetConfig } from "./types.ts";
+import type {
+  CrawledPage,
+  ProviderSession,
+  TokenAnswer,
+  VisitorAnswer,
+  WidgetConfig,
+} from "./types.ts";
 
 const MAX_ATTEMPTS = 5;
 const MAX_DELAY_S = 30;
@@ -52,6 +58,11 @@ export class Api {
       "site-intelligence",
     );
     return answer.site?.pages ?? [];
+  }
+
+  /** The visitor's own fingerprint: what they quote to ask the business for their data. */
+  async visitor(): Promise<string> {
+    return (await this.call<VisitorAnswer>("GET", "visitor")).user_fingerprint;
   }
 
   token(pageUrl: string): Promise<TokenAnswer> {

@@ -47,6 +47,7 @@ async function boot(tag: HTMLScriptElement | null): Promise<void> {
   const ui = new WidgetUi(config, {
     start: () => void conversation.start(),
     hangUp: () => void conversation.hangUp(),
+    visitorId: () => api.visitor(),
   });
   const conversation = new Conversation(api, config, ui);
   ui.mount();

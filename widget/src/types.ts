@@ -18,6 +18,11 @@ export interface WidgetConfig {
   version: number;
 }
 
+/** `GET /v1/:siteId/visitor`: the visitor's salted hash of IP and user agent, 64 hex. */
+export interface VisitorAnswer {
+  user_fingerprint: string;
+}
+
 /** The provider half of `POST /v1/:siteId/token` and of `POST /v1/:siteId/session/resume`. */
 export interface ProviderSession {
   session_id: string;
@@ -28,6 +33,7 @@ export interface ProviderSession {
 
 export interface TokenAnswer extends ProviderSession {
   signing_secret: string;
+  user_fingerprint: string;
 }
 
 /** The part of `GET /v1/:siteId/site-intelligence` scroll_to uses. */

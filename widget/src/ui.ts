@@ -1,7 +1,9 @@
 /**
  * What the visitor sees: a launcher button in the corner the site chose, in its colour and size,
  * and a small panel with the privacy notice, the call's state (announced to screen readers) and a
- * hang-up button. Everything lives in a shadow root, so the page's CSS and the widget's never
+ * hang-up button. The notice shows the visitor's ID (their fingerprint), which they quote to ask
+ * the business for their data; a Privacy button shows it again, read-only, to a visitor who
+ * accepted it earlier. Everything lives in a shadow root, so the page's CSS and the widget's never
  * touch. Buttons are real buttons (keyboard and screen readers work as on any page); Escape closes
  * the panel and gives focus back to the launcher.
  */
@@ -14,6 +16,8 @@ export interface UiHandlers {
   /** The launcher was pressed while no call is on. */
   start(): void;
   hangUp(): void;
+  /** The visitor's ID, as the service computes it for this browser. */
+  visitorId(): Promise<string>;
 }
 
 const SIZES = { small: 48, medium: 56, large: 64 } as const;
@@ -36,8 +40,10 @@ export class WidgetUi {
   private readonly status: HTMLElement;
   private readonly notice: HTMLElement;
   private readonly callActions: HTMLElement;
+  private readonly privacy: HTMLElement;
   private state: UiState = "idle";
   private answerNotice: ((accepted: boolean) => void) | undefined;
+  private visitor: Promise<string> | undefined;
 
   constructor(
     private readonly config: WidgetConfig,
@@ -67,7 +73,9 @@ export class WidgetUi {
     const hangUp = element("button", { class: "hangup", type: "button" }, "End call");
     hangUp.addEventListener("click", () => this.handlers.hangUp());
     this.callActions.append(hangUp);
-    this.panel.append(head, this.status, this.notice, this.callActions);
+    this.privacy = element("button", { class: "privacy", type: "button" }, "Privacy");
+    this.privacy.addEventListener("click", () => this.showPrivacy());
+    this.panel.append(head, this.status, this.notice, this.callActions, this.privacy);
     this.panel.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.closePanel();
     });
@@ -108,22 +116,9 @@ export class WidgetUi {
 
   /** The privacy notice; resolves true when the visitor starts, false when they decline. */
   askNotice(): Promise<boolean> {
-    this.notice.replaceChildren(
-      element(
-        "p",
-        {},
-        `To talk with ${this.config.business_name}'s assistant, allow your microphone. What you ` +
-          "say is transcribed and processed by the business and its AI provider to answer you; " +
-          "audio is not recorded.",
-      ),
-    );
-    const actions = element("div", { class: "actions" });
     const accept = element("button", { class: "primary", type: "button" }, "Start talking");
     const decline = element("button", { class: "secondary", type: "button" }, "Not now");
-    actions.append(accept, decline);
-    this.notice.append(actions);
-    this.notice.hidden = false;
-    this.openPanel();
+    this.fillNotice(accept, decline);
     accept.focus();
     return new Promise((resolve) => {
       this.answerNotice = resolve;
@@ -132,9 +127,72 @@ export class WidgetUi {
     });
   }
 
-  private settleNotice(accepted: boolean): void {
+  /** The notice again, read-only: a visitor who accepted it earlier can still find their ID. */
+  private showPrivacy(): void {
+    const close = element("button", { class: "secondary", type: "button" }, "Close");
+    close.addEventListener("click", () => {
+      this.clearNotice();
+      this.privacy.focus();
+    });
+    this.fillNotice(close);
+    close.focus();
+  }
+
+  /** The notice's text, the visitor's ID when the service gives it, and `buttons`. */
+  private fillNotice(...buttons: HTMLElement[]): void {
+    const actions = element("div", { class: "actions" });
+    actions.append(...buttons);
+    this.notice.replaceChildren(
+      element(
+        "p",
+        {},
+        `To talk with ${this.config.business_name}'s assistant, allow your microphone. What you ` +
+          "say is transcribed and processed by the business and its AI provider to answer you; " +
+          "audio is not recorded.",
+      ),
+      this.visitorLine(),
+      actions,
+    );
+    this.notice.hidden = false;
+    this.privacy.hidden = true;
+    this.openPanel();
+  }
+
+  /** Hidden until the service answers; when it cannot, the notice goes on without it. */
+  private visitorLine(): HTMLElement {
+    const line = element("p", { class: "visitor" });
+    line.hidden = true;
+    this.visitorId().then(
+      (id) => {
+        line.append(
+          "Your visitor ID: ",
+          element("code", {}, id),
+          " — quote it to ask this business for a copy of your data or its deletion.",
+        );
+        line.hidden = false;
+      },
+      () => undefined,
+    );
+    return line;
+  }
+
+  /** Asked once per page view (the endpoint's limit expects no more); a failure is asked again. */
+  private visitorId(): Promise<string> {
+    this.visitor ??= this.handlers.visitorId().catch((error: unknown) => {
+      this.visitor = undefined;
+      throw error;
+    });
+    return this.visitor;
+  }
+
+  private clearNotice(): void {
     this.notice.hidden = true;
     this.notice.replaceChildren();
+    this.privacy.hidden = false;
+  }
+
+  private settleNotice(accepted: boolean): void {
+    this.clearNotice();
     const answer = this.answerNotice;
     this.answerNotice = undefined;
     if (!accepted) this.closePanel();
@@ -160,6 +218,8 @@ export class WidgetUi {
       this.settleNotice(false);
       return;
     }
+    // The read-only notice goes with the panel: reopened, it shows the call's state.
+    this.clearNotice();
     this.panel.hidden = true;
     this.launcher.setAttribute("aria-expanded", "false");
     this.launcher.focus();
