@@ -56,14 +56,20 @@ describe("the erasure's redactor", () => {
       redactor.json({
         query: "sofa for ana@example.com",
         name: "Somebody Else",
-        nested: [{ phone: 5550102030, ip: "10.0.0.1" }, { count: 3, ok: true }],
+        nested: [
+          { phone: 5550102030, ip: "10.0.0.1" },
+          { count: 3, ok: true },
+        ],
         user_agent: "curl/8.4.0",
         empty: null,
       }),
     ).to.deep.equal({
       query: `sofa for ${REDACTED}`,
       name: REDACTED,
-      nested: [{ phone: REDACTED, ip: REDACTED }, { count: 3, ok: true }],
+      nested: [
+        { phone: REDACTED, ip: REDACTED },
+        { count: 3, ok: true },
+      ],
       user_agent: REDACTED,
       empty: null,
     });

@@ -11,7 +11,8 @@ export const REDACTED = "[redacted]";
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+/gi;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
-const IPV4 = /(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?!\w|\.\d)/g;
+const IPV4 =
+  /(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?!\w|\.\d)/g;
 const IPV6 = /(?<![\w:])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])/gi;
 const PHONE = /(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w.])/g;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
