@@ -299,7 +299,7 @@ export class UserDataService {
         created_at: at,
         expires_at: expiresAt,
       });
-      await tx.userData.finish(row.id, {
+      await finishOrUndo(tx, row.id, {
         status: "done",
         at,
         keepSubject: true,
@@ -325,7 +325,7 @@ export class UserDataService {
         fingerprint,
         at,
       );
-      await tx.userData.finish(row.id, { status: "done", at, result: { ...counts } });
+      await finishOrUndo(tx, row.id, { status: "done", at, result: { ...counts } });
     });
   }
 
@@ -337,5 +337,19 @@ export class UserDataService {
     if (expiresAt <= this.now()) return requestView(row);
     if (!(await this.parts.store.userData.hasExport(row.id))) return requestView(row);
     return requestView(row, this.parts.publicBaseUrl + this.links.path(row.id, expiresAt));
+  }
+}
+
+/**
+ * Marks the request done in the transaction of its work, or undoes that work: a request the
+ * deadline failed meanwhile (or another run finished) keeps its outcome.
+ */
+async function finishOrUndo(
+  tx: Store,
+  id: string,
+  outcome: Parameters<Store["userData"]["finish"]>[1],
+): Promise<void> {
+  if (!(await tx.userData.finish(id, outcome))) {
+    throw new Error(`request ${id} was finished by another run meanwhile`);
   }
 }
