@@ -4,6 +4,7 @@
  * instance runs a crawl by taking its lease with a conditional UPDATE, so two instances never
  * run one crawl, and one killed mid-crawl only delays it until its lease runs out.
  */
+import { newestFirst } from "../newest-first.ts";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { newId } from "../ids.ts";
@@ -135,21 +136,7 @@ export class CrawlsRepo {
   /** The site's crawls, newest first, without their pages; `limit + 1` asked tells of a next. */
   async list(siteId: string, limit: number, after?: CrawlCursor): Promise<CrawlRow[]> {
     const query = this.knex("crawls").select(SUMMARY_COLUMNS).where({ site_id: siteId });
-    if (after !== undefined) {
-      query.andWhere((q) =>
-        q
-          .where("created_at", "<", after.created_at)
-          .orWhere((same) =>
-            same.where("created_at", after.created_at).andWhere("id", "<", after.id),
-          ),
-      );
-    }
-    const rows = await query
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(limit);
+    const rows = await newestFirst(query, after).limit(limit);
     return (rows as CrawlRow[]).map(crawlRow);
   }
 

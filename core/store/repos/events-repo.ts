@@ -4,6 +4,7 @@
  * SQLite runs prepared better-sqlite3 statements in one synchronous transaction; on PostgreSQL
  * and MySQL it is one multi-row INSERT, and a read-back query only where a client id was taken.
  */
+import { newestFirst } from "../newest-first.ts";
 import { deleteOldest } from "../delete-oldest.ts";
 import { forgetDaysAround } from "./day-rollups.ts";
 import type { Knex } from "knex";
@@ -161,22 +162,7 @@ export class EventsRepo {
       .where("created_at", ">=", query.since)
       .where("created_at", "<", query.until);
     if (query.type !== undefined) rows.where("type", query.type);
-    const before = query.before;
-    if (before !== undefined) {
-      rows.where((q) =>
-        q
-          .where("created_at", "<", before.created_at)
-          .orWhere((same) =>
-            same.where("created_at", before.created_at).where("id", "<", before.id),
-          ),
-      );
-    }
-    return rows
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(query.limit);
+    return newestFirst(rows, query.before).limit(query.limit);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { newestFirst } from "../newest-first.ts";
 import { deleteOldest } from "../delete-oldest.ts";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
@@ -125,20 +126,7 @@ export class LeadsRepo {
     if (query.siteId !== undefined) q.where({ site_id: query.siteId });
     if (query.siteIds !== undefined) q.whereIn("site_id", query.siteIds);
     if (query.status !== undefined) q.where({ status: query.status });
-    const before = query.before;
-    if (before !== undefined) {
-      q.where((w) =>
-        w
-          .where("created_at", "<", before.created_at)
-          .orWhere((x) => x.where("created_at", before.created_at).where("id", "<", before.id)),
-      );
-    }
-    return q
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(query.limit);
+    return newestFirst(q, query.before).limit(query.limit);
   }
 
   /** Inserts `row` unless a transcript with its replay key is already stored for the site. */

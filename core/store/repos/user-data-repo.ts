@@ -2,6 +2,7 @@
  * Visitor data requests (migration 017): the requests, which are also the queue their jobs work
  * from, and the sealed export documents.
  */
+import { newestFirst } from "../newest-first.ts";
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
@@ -95,20 +96,7 @@ export class UserDataRepo {
     if (query.siteIds !== undefined) q.whereIn("site_id", [...query.siteIds]);
     if (query.kind !== undefined) q.where({ kind: query.kind });
     if (query.status !== undefined) q.where({ status: query.status });
-    const before = query.before;
-    if (before !== undefined) {
-      q.where((w) =>
-        w
-          .where("created_at", "<", before.created_at)
-          .orWhere((x) => x.where("created_at", before.created_at).where("id", "<", before.id)),
-      );
-    }
-    return q
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(query.limit);
+    return newestFirst(q, query.before).limit(query.limit);
   }
 
   /**
@@ -168,11 +156,17 @@ export class UserDataRepo {
     return changed === 1;
   }
 
-  /** Open requests whose deadline has passed. */
+  /**
+   * Open requests whose deadline has passed, but for one a run holds now (its outcome decides).
+   */
   async overdue(now: number): Promise<UserDataRequestRow[]> {
     return this.knex<UserDataRequestRow>("user_data_requests")
-      .whereIn("status", OPEN)
-      .where("due_by", "<=", now);
+      .where("due_by", "<=", now)
+      .where((w) =>
+        w
+          .where({ status: "pending" })
+          .orWhere((r) => r.where({ status: "running" }).where("lease_until", "<", now)),
+      );
   }
 
   /** A failed attempt: pending again, tried next at `nextAt`. */

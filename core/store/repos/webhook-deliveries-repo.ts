@@ -5,6 +5,7 @@
  * until its lease runs out. Only the head of a queue (the oldest due delivery of an endpoint and
  * site) is offered, which keeps each queue in `created_at` order across instances.
  */
+import { newestFirst } from "../newest-first.ts";
 import type { Knex } from "knex";
 
 export type DeliveryStatus = "pending" | "delivered" | "abandoned";
@@ -223,22 +224,7 @@ export class WebhookDeliveriesRepo {
   ): Promise<DeliveryRow[]> {
     const query = this.knex<DeliveryRow>("webhook_deliveries").where({ endpoint_id: endpointId });
     if (options.status !== undefined) query.andWhere({ status: options.status });
-    const before = options.before;
-    if (before !== undefined) {
-      query.andWhere((q) =>
-        q
-          .where("created_at", "<", before.created_at)
-          .orWhere((tie) =>
-            tie.where("created_at", before.created_at).andWhere("id", "<", before.id),
-          ),
-      );
-    }
-    const rows = await query
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(options.limit);
+    const rows = await newestFirst(query, options.before).limit(options.limit);
     return rows.map(deliveryRow);
   }
 

@@ -4,6 +4,7 @@
  * receiver asked for, disabling) is written by the dispatcher's repository; the API writes it
  * only to disable an endpoint or to re-enable one afresh.
  */
+import { newestFirst } from "../newest-first.ts";
 import type { Knex } from "knex";
 
 export interface WebhookEndpointRow {
@@ -100,20 +101,7 @@ export class WebhookEndpointsRepo {
     const q = this.knex<WebhookEndpointRow>("webhook_endpoints").where({
       workspace_id: workspaceId,
     });
-    const before = query.before;
-    if (before !== undefined) {
-      q.where((w) =>
-        w
-          .where("created_at", "<", before.created_at)
-          .orWhere((x) => x.where("created_at", before.created_at).where("id", "<", before.id)),
-      );
-    }
-    const rows = await q
-      .orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ])
-      .limit(query.limit);
+    const rows = await newestFirst(q, query.before).limit(query.limit);
     return rows.map(endpointRow);
   }
 
