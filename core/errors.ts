@@ -19,7 +19,8 @@ export const errorCodes = {
   },
   invalid_token: { meaning: "Magic-link or lead token used, expired or unknown" },
   forbidden: {
-    meaning: "Key valid but lacks the scope, or is limited to other sites",
+    meaning:
+      "Key valid but lacks the scope, or is limited to other sites; a download link changed or expired",
   },
   origin_not_allowed: {
     meaning: "Origin is not the site's domain or additional domains",
