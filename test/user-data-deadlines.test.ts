@@ -4,7 +4,7 @@
  * alert (an error in the log, a mail to the workspace's owner) well before its deadline, after
  * five failed attempts or a quarter of its time, whichever comes first; once only; a request still
  * open at its deadline is marked failed and the owner told; and a request whose cause is fixed
- * completes on its next attempt.
+ * completes on its next attempt. An export's document is deleted 7 days after it was made.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
@@ -176,6 +176,46 @@ describe("user-data deadlines under a fake clock", function () {
       // Failed, it no longer holds the visitor's fingerprint.
       const row = await service.store.userData.get(id);
       expect(row).to.include({ subject: null, subject_hash: null, open_key: null });
+    });
+  });
+
+  describe("an export's document", () => {
+    let id: string;
+    let done: number;
+
+    before(async () => {
+      clock.now = Date.parse("2026-12-01T09:00:00.000Z");
+      const session = await visitor();
+      id = (
+        await userData.request(principal, "export", {
+          site_id: siteId,
+          user_fingerprint: session.user_fingerprint,
+        })
+      ).request_id;
+      await userData.run(id);
+      done = clock.now;
+    });
+
+    it("is kept, behind its link, until 7 days after it was made", async () => {
+      const view = await userData.get(principal, id);
+      expect(view.status).to.equal("done");
+      expect(view.download_expires_at).to.equal(new Date(done + 7 * DAY).toISOString());
+      clock.now = done + 7 * DAY - 1;
+      expect((await userData.sweep()).expired).to.equal(0);
+      expect((await userData.get(principal, id)).download_url).to.be.a("string");
+    });
+
+    it("is deleted by the sweep at 7 days, and the request forgets the fingerprint", async () => {
+      clock.now = done + 7 * DAY;
+      expect((await userData.sweep()).expired).to.equal(1);
+      expect(await service.store.userData.getExport(id)).to.equal(undefined);
+      const view = await userData.get(principal, id);
+      expect(view).to.include({ status: "done", download_url: null, download_expires_at: null });
+      expect(view.result).to.include({ sessions: 1 });
+      expect(await service.store.userData.get(id)).to.include({
+        subject: null,
+        subject_hash: null,
+      });
     });
   });
 
