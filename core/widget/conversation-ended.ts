@@ -5,6 +5,7 @@
  */
 import type { ServiceEventInput } from "../events/event-bus.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import { ERASED_FINGERPRINT } from "../store/repos/visitor-data-repo.ts";
 
 export interface SessionEnd {
   durationSeconds: number;
@@ -24,7 +25,9 @@ export function conversationEnded(session: SessionRow, end: SessionEnd): Service
     data: {
       session_id: session.id,
       site_id: session.site_id,
-      user_fingerprint: session.user_fingerprint,
+      // null once an erasure took the visitor's fingerprint from the session.
+      user_fingerprint:
+        session.user_fingerprint === ERASED_FINGERPRINT ? null : session.user_fingerprint,
       duration_seconds: end.durationSeconds,
       function_calls: end.counts.function_call ?? 0,
       db_queries: end.counts.db_query ?? 0,
