@@ -23,9 +23,9 @@ export interface RunningService extends ServiceParts {
   /** The job runner: the processor (unless SITEVOICE_JOBS is off), and jobs queued on demand. */
   jobs: Jobs;
   /**
-   * Stops the jobs (waiting for the runs under way), stops accepting, finishes open requests,
-   * stores every pending event, closes plugins, the site cache (and its channel), Redis and the
-   * store.
+   * Stops accepting and, meanwhile, stops the jobs (waiting for the runs under way); finishes
+   * open requests, stores every pending event, closes plugins, the site cache (and its channel),
+   * Redis and the store.
    */
   close(): Promise<void>;
 }
@@ -104,13 +104,16 @@ export async function startService(
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // No new request from the first moment: clients move to another instance while the
+        // jobs stop, however long their runs under way take. Open streams would hold the drain
+        // to its end: their clients reconnect elsewhere.
+        parts.usageStream.endStreams();
+        const drained = drain();
         // Crawls under way are given back first, so the jobs' stop does not wait for them.
         await parts.crawls.stop();
         await jobs.stop();
         await parts.webhookDispatcher.stop();
-        // Open streams would hold the drain to its end: their clients reconnect elsewhere.
-        parts.usageStream.endStreams();
-        await drain();
+        await drained;
         await parts.close();
       })());
     return { ...parts, server, port, boot, jobs, close };
