@@ -46,6 +46,7 @@ import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
 import type { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
 import { UserDataService } from "./user-data/user-data-service.ts";
+import { AccountService } from "./accounts/account-service.ts";
 import { fileURLToPath } from "node:url";
 
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
@@ -194,6 +195,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   crawls: CrawlService;
   /** Visitor data exports and erasures, run as jobs. */
   userData: UserDataService;
+  /** Dashboard accounts: sign-up, sign-in, sessions. */
+  accounts: AccountService;
   /**
    * Stores every pending event, then closes the mailer (after the mails under way), the site
    * cache, plugins, Redis and the store.
@@ -300,6 +303,15 @@ export async function composeParts(
         mailer,
         logger,
         publicBaseUrl: settings.publicBaseUrl,
+      }),
+      accounts: new AccountService({
+        store,
+        ring,
+        passwords: installed.plugins.globals("auth").find((auth) => auth.passwords)?.passwords,
+        mailer,
+        logger,
+        publicBaseUrl: settings.publicBaseUrl,
+        signup: settings.signup,
       }),
       close: closeAll,
     };

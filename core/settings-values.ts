@@ -154,6 +154,11 @@ export function parseBoolean(variable: string, raw: string): boolean {
   throw new SettingsError(variable, `must be true or false (or on, off) (got "${raw}")`);
 }
 
+export function parseSignup(raw: string): "open" | "invite" {
+  if (raw === "open" || raw === "invite") return raw;
+  throw new SettingsError("SITEVOICE_SIGNUP", `must be open or invite (got "${raw}")`);
+}
+
 /** The service's own port on localhost, where the demo's example backend answers. */
 export const demoDestinations = (port: number): OutboundAllowEntry[] =>
   [`localhost:${port}`, `127.0.0.1:${port}`].map(parseOutboundAllowEntry);

@@ -12,6 +12,7 @@ import {
   mailSetting,
   oneOf,
   parseBoolean,
+  parseSignup,
   parseBetween,
   parseCount,
   parseDatabaseUrl,
@@ -111,6 +112,11 @@ export interface Settings {
    * accounts exist; set on it at every start when given.
    */
   ownerEmail?: string;
+  /**
+   * SITEVOICE_SIGNUP: whether anyone may sign up a workspace (`open`) or only the invited
+   * (`invite`, the default), so a public deployment is never claimed by the first stranger.
+   */
+  signup: "open" | "invite";
   /**
    * SITEVOICE_JOBS: whether this instance runs the job processor (core/jobs/), on by default.
    * Off, it still queues jobs, for the instances that run it.
@@ -254,6 +260,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       ownerEmail === undefined
         ? undefined
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
+    signup: parseSignup(value("SITEVOICE_SIGNUP") ?? "invite"),
     jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
     jobsPollMs: parseBetween(
       "SITEVOICE_JOBS_POLL_MS",

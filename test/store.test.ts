@@ -82,6 +82,7 @@ for (const target of databaseTargets) {
           "015-voice-calls",
           "016-call-control",
           "017-user-data",
+          "018-dashboard-sessions",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

@@ -14,6 +14,7 @@ export type {
   PluginDefinition,
   PluginInstance,
   PluginKind,
+  PasswordHasher,
   PromptTemplateSource,
   SearchOptions,
   VoiceProvider,

@@ -156,9 +156,22 @@ export class VoiceProviderUnavailable extends Error {
   }
 }
 
-/** An auth plugin turns a request's credentials into a principal, or undefined to pass. */
+/** What a password becomes in the store, and the check of one against it. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password, or a hash this hasher does not read; never throws for those. */
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+/**
+ * An auth plugin: who a person signing in to the dashboard is. Local accounts (the built-in
+ * `auth-local`) give `passwords`, which the service's sign-up and sign-in use; an external
+ * identity provider gives `authenticate` instead, turning a request's credentials (a bearer JWT
+ * checked against its JWKS) into an identity, or undefined to pass.
+ */
 export interface AuthProvider extends PluginInstance {
-  authenticate(request: {
+  passwords?: PasswordHasher;
+  authenticate?(request: {
     headers: Record<string, string | string[] | undefined>;
   }): Promise<unknown | undefined>;
 }

@@ -17,6 +17,8 @@ import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
 import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
 import { userDataRoutes } from "../routes/user-data-routes.ts";
+import { authRoutes } from "../routes/auth-routes.ts";
+import { apiKeysRoutes } from "../routes/api-keys-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
 
@@ -45,6 +47,8 @@ export function createApp(parts: AppParts): Express {
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
   app.use(analyticsRoutes(parts.analytics, requireKey));
   app.use(userDataRoutes(parts, requireKey));
+  app.use(authRoutes(parts));
+  app.use(apiKeysRoutes(parts));
   app.use(
     analyticsStreamRoutes(parts, requireKey, {
       ...STREAM_LIMITS,

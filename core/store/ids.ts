@@ -33,6 +33,7 @@ export type IdPrefix =
   | "udr"
   | "ws"
   | "usr"
+  | "dss"
   | "req"
   | "crawl"
   | "uth"

@@ -22,6 +22,7 @@ import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 import { UserDataRepo } from "./repos/user-data-repo.ts";
+import { AccountsRepo } from "./repos/accounts-repo.ts";
 import { VisitorDataRepo } from "./repos/visitor-data-repo.ts";
 
 export class Store {
@@ -44,6 +45,7 @@ export class Store {
   readonly siteIntelligence: SiteIntelligenceRepo;
   readonly userData: UserDataRepo;
   readonly visitorData: VisitorDataRepo;
+  readonly accounts: AccountsRepo;
 
   constructor(
     readonly db: Database,
@@ -68,6 +70,7 @@ export class Store {
     this.siteIntelligence = new SiteIntelligenceRepo(executor);
     this.userData = new UserDataRepo(executor, db.client);
     this.visitorData = new VisitorDataRepo(executor);
+    this.accounts = new AccountsRepo(executor);
   }
 
   get client() {

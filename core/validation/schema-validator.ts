@@ -20,6 +20,10 @@ import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
 import sessionCallSchema from "../../schemas/session-call.schema.json" with { type: "json" };
+import authSignupSchema from "../../schemas/auth-signup.schema.json" with { type: "json" };
+import authSigninSchema from "../../schemas/auth-signin.schema.json" with { type: "json" };
+import authMagicLinkSchema from "../../schemas/auth-magic-link.schema.json" with { type: "json" };
+import authVerifySchema from "../../schemas/auth-verify.schema.json" with { type: "json" };
 import userDataRequestSchema from "../../schemas/user-data-request.schema.json" with { type: "json" };
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
@@ -37,6 +41,10 @@ const schemas = {
   "token-create": tokenCreateSchema,
   "session-call": sessionCallSchema,
   "user-data-request": userDataRequestSchema,
+  "auth-verify": authVerifySchema,
+  "auth-magic-link": authMagicLinkSchema,
+  "auth-signin": authSigninSchema,
+  "auth-signup": authSignupSchema,
   "webhook-create": webhookCreateSchema,
   "webhook-patch": webhookPatchSchema,
 } as const satisfies Record<string, SchemaObject>;

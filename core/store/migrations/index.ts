@@ -20,6 +20,7 @@ import * as m014 from "./014-deleted-sites.ts";
 import * as m015 from "./015-voice-calls.ts";
 import * as m016 from "./016-call-control.ts";
 import * as m017 from "./017-user-data.ts";
+import * as m018 from "./018-dashboard-sessions.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   "015-voice-calls": m015,
   "016-call-control": m016,
   "017-user-data": m017,
+  "018-dashboard-sessions": m018,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

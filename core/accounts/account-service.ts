@@ -1,0 +1,230 @@
+/**
+ * Dashboard accounts: sign-up (a user and the workspace they own), sign-in by password or by a
+ * magic link, sessions and sign-out. Passwords go through the auth plugin's hasher (auth-local:
+ * Argon2id). A wrong email and a wrong password are the same 401, and take as long: an unknown
+ * email is checked against a dummy hash. Magic-link tokens are stored as their SHA-256 only,
+ * single use, valid 15 minutes, and mailed; a request for an unknown email mails nothing and
+ * answers the same.
+ */
+import crypto from "node:crypto";
+import type { Logger } from "pino";
+import { errors } from "../errors.ts";
+import type { PasswordHasher } from "../host/plugin.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import type { KeyRing } from "../security/secret-box.ts";
+import { hashToken } from "../security/token-hash.ts";
+import { newId } from "../store/ids.ts";
+import type { MembershipRow, UserRow } from "../store/repos/accounts-repo.ts";
+import type { Store } from "../store/store.ts";
+import { SESSION_TTL_MS, SessionTokens } from "./session-tokens.ts";
+
+export const MAGIC_LINK_TTL_MS = 15 * 60_000;
+
+export interface AccountParts {
+  store: Store;
+  ring: KeyRing;
+  /** The auth plugin's hasher; undefined when no plugin gives one (sign-in is then refused). */
+  passwords: PasswordHasher | undefined;
+  mailer: Mailer;
+  logger: Logger;
+  /** Where the dashboard lives (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
+  signup: "open" | "invite";
+  now?: () => number;
+}
+
+/** What a signed-in answer carries. */
+export interface SignedIn {
+  user: { id: string; email: string; created_at: string };
+  workspaces: { id: string; name: string; role: string }[];
+  /** The cookie's JWT. */
+  token: string;
+  expiresAt: number;
+}
+
+export class AccountService {
+  private readonly now: () => number;
+  private readonly tokens: SessionTokens;
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(private readonly parts: AccountParts) {
+    this.now = parts.now ?? Date.now;
+    this.tokens = new SessionTokens(parts.ring);
+  }
+
+  /** POST /v1/auth/signup: 403 unless sign-up is open; 409 for an email already taken. */
+  async signup(body: { email: string; password: string; workspace_name?: string }) {
+    if (this.parts.signup !== "open") {
+      throw errors.forbidden("Sign-up is by invitation on this service", { reason: "invite_only" });
+    }
+    const email = body.email.toLowerCase();
+    if ((await this.parts.store.accounts.userByEmail(email)) !== undefined) {
+      throw errors.conflict("An account with this email exists; sign in instead", {
+        field: "email",
+      });
+    }
+    const at = this.now();
+    const user: UserRow = {
+      id: newId("usr"),
+      email,
+      password_hash: await this.hasher().hash(body.password),
+      created_at: at,
+    };
+    const workspaceId = newId("ws");
+    const name = body.workspace_name ?? email.slice(email.indexOf("@") + 1);
+    try {
+      await this.parts.store.transaction(async (tx) => {
+        await tx.accounts.insertUser(user);
+        await tx.workspaces.insert({
+          id: workspaceId,
+          name,
+          plan: "free",
+          created_at: at,
+          contact_email: email,
+        });
+        await tx.accounts.addMember(workspaceId, user.id, "owner", at);
+      });
+    } catch (error) {
+      // Two sign-ups of one email racing: the unique email lets one win.
+      if ((await this.parts.store.accounts.userByEmail(email)) !== undefined) {
+        throw errors.conflict("An account with this email exists; sign in instead", {
+          field: "email",
+        });
+      }
+      throw error;
+    }
+    const signedIn = await this.startSession(user);
+    return { ...signedIn, workspace: { id: workspaceId, name, role: "owner" } };
+  }
+
+  /** POST /v1/auth/signin: the same 401 for an unknown email and a wrong password. */
+  async signin(body: { email: string; password: string }): Promise<SignedIn> {
+    const user = await this.parts.store.accounts.userByEmail(body.email);
+    const hasher = this.hasher();
+    const stored = user?.password_hash ?? (await this.dummy());
+    const matches = await hasher.verify(stored, body.password);
+    if (user === undefined || user.password_hash === null || !matches) {
+      throw errors.unauthorized("Wrong email or password");
+    }
+    return this.startSession(user);
+  }
+
+  /** POST /v1/auth/magic-link: mails a single-use link to an account's email; nothing otherwise. */
+  async magicLink(email: string): Promise<void> {
+    const user = await this.parts.store.accounts.userByEmail(email);
+    if (user === undefined) return;
+    const token = `ml_${crypto.randomBytes(32).toString("base64url")}`;
+    const at = this.now();
+    await this.parts.store.accounts.insertToken({
+      token_hash: hashToken(token),
+      kind: "magic_link",
+      user_id: user.id,
+      created_at: at,
+      expires_at: at + MAGIC_LINK_TTL_MS,
+      used_at: null,
+    });
+    // A fragment, so the token reaches neither a server log nor a mail scanner's GET: the page
+    // posts it to /v1/auth/verify.
+    const link = `${this.parts.publicBaseUrl}/dashboard/verify#token=${token}`;
+    try {
+      await this.parts.mailer.send({
+        to: user.email,
+        subject: "Your Sitevoice sign-in link",
+        text: [
+          "Open this link within 15 minutes to sign in to Sitevoice. It works once.",
+          "",
+          link,
+          "",
+          "If you did not ask for it, ignore this mail.",
+        ].join("\n"),
+      });
+    } catch (error) {
+      this.parts.logger.error({ err: error, user_id: user.id }, "magic link not mailed");
+    }
+  }
+
+  /** POST /v1/auth/verify: a magic link's token, once, within 15 minutes; else 401 invalid_token. */
+  async verify(token: string): Promise<SignedIn> {
+    const used = await this.parts.store.accounts.useToken(
+      hashToken(token),
+      "magic_link",
+      this.now(),
+    );
+    const user =
+      used?.user_id == null ? undefined : await this.parts.store.accounts.user(used.user_id);
+    if (user === undefined) throw errors.invalidToken();
+    return this.startSession(user);
+  }
+
+  /** The signed-in user a cookie's JWT names, while its session stands. */
+  async session(token: string | undefined) {
+    if (token === undefined || token === "") return undefined;
+    const now = this.now();
+    const named = await this.tokens.read(token, now);
+    if (named === undefined) return undefined;
+    const session = await this.parts.store.accounts.session(named.sessionId);
+    if (
+      session === undefined ||
+      session.user_id !== named.userId ||
+      session.revoked_at !== null ||
+      Number(session.expires_at) <= now
+    ) {
+      return undefined;
+    }
+    const user = await this.parts.store.accounts.user(session.user_id);
+    if (user === undefined) return undefined;
+    return {
+      sessionId: session.id,
+      user: userView(user),
+      workspaces: await this.workspacesOf(user.id),
+    };
+  }
+
+  /** POST /v1/auth/signout: the session ends now, wherever its cookie is. */
+  async signout(sessionId: string): Promise<void> {
+    await this.parts.store.accounts.revokeSession(sessionId, this.now());
+  }
+
+  private async startSession(user: UserRow): Promise<SignedIn> {
+    const at = this.now();
+    const expiresAt = at + SESSION_TTL_MS;
+    const id = newId("dss");
+    await this.parts.store.accounts.insertSession({
+      id,
+      user_id: user.id,
+      created_at: at,
+      expires_at: expiresAt,
+      revoked_at: null,
+    });
+    return {
+      user: userView(user),
+      workspaces: await this.workspacesOf(user.id),
+      token: await this.tokens.sign(id, user.id, at, expiresAt),
+      expiresAt,
+    };
+  }
+
+  private async workspacesOf(userId: string) {
+    const rows: MembershipRow[] = await this.parts.store.accounts.memberships(userId);
+    return rows.map((row) => ({ id: row.workspace_id, name: row.name, role: row.role }));
+  }
+
+  private hasher(): PasswordHasher {
+    if (this.parts.passwords === undefined) {
+      throw errors.serviceUnavailable("No auth plugin with passwords is installed");
+    }
+    return this.parts.passwords;
+  }
+
+  /** A hash of nothing anyone knows, so an unknown email costs what a wrong password costs. */
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.hasher().hash(crypto.randomBytes(16).toString("hex"));
+    return this.dummyHash;
+  }
+}
+
+const userView = (user: UserRow) => ({
+  id: user.id,
+  email: user.email,
+  created_at: new Date(Number(user.created_at)).toISOString(),
+});

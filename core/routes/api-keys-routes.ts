@@ -1,0 +1,69 @@
+/**
+ * API keys over HTTP, for a signed-in dashboard user only (DECISIONS.md "API keys"): `POST
+ * /v1/api-keys` (the value shown once), `GET /v1/api-keys`, `DELETE /v1/api-keys/:id` (revoked at
+ * once). An API key cannot make or list keys: only the cookie of a member of the workspace can.
+ * The workspace is `?workspace_id=`, or the user's only one.
+ */
+import { Router, type Request } from "express";
+import type { AccountService } from "../accounts/account-service.ts";
+import { errors } from "../errors.ts";
+import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
+import { dashboardSession, type CookieSettings } from "../http/dashboard-session.ts";
+import { sendData } from "../http/envelope.ts";
+import { queryParams } from "../http/query-params.ts";
+import type { ApiKeyService, NewApiKey } from "../keys/api-key-service.ts";
+import type { Store } from "../store/store.ts";
+import { validateBody } from "../validation/schema-validator.ts";
+
+/** The workspace the signed-in user acts on: `workspace_id`, which must be one of theirs. */
+function workspaceOf(req: Request, given: string | undefined): string {
+  const workspaces = req.account!.workspaces;
+  if (given === undefined) {
+    if (workspaces.length === 1) return workspaces[0]!.id;
+    throw errors.invalidRequest("workspace_id is required: you are in several workspaces", {
+      field: "workspace_id",
+    });
+  }
+  if (!workspaces.some((w) => w.id === given)) throw errors.notFound("Workspace", given);
+  return given;
+}
+
+export function apiKeysRoutes(parts: {
+  accounts: AccountService;
+  keys: ApiKeyService;
+  store: Store;
+  settings: CookieSettings;
+}): Router {
+  const router = Router();
+  const session = dashboardSession(parts.accounts, parts.settings, { required: true });
+
+  router.post("/v1/api-keys", jsonBody(BODY_LIMIT_API), session, async (req, res) => {
+    const workspaceId = workspaceOf(req, queryParams(req, ["workspace_id"]).workspace_id);
+    const body = validateBody<NewApiKey>("api-key-create", req.body);
+    if (body.site_ids !== undefined) {
+      const owned = await parts.store.sites.idsOfWorkspace(workspaceId, body.site_ids);
+      const missing = body.site_ids.find((id) => !owned.includes(id));
+      if (missing !== undefined) {
+        throw errors.validationFailed(`site_ids names ${missing}, not a site of this workspace`, {
+          field: "site_ids",
+          site_id: missing,
+        });
+      }
+    }
+    sendData(req, res, await parts.keys.create(workspaceId, body), { status: 201 });
+  });
+
+  router.get("/v1/api-keys", session, async (req, res) => {
+    const workspaceId = workspaceOf(req, queryParams(req, ["workspace_id"]).workspace_id);
+    sendData(req, res, await parts.keys.list(workspaceId));
+  });
+
+  router.delete("/v1/api-keys/:id", session, async (req, res) => {
+    const workspaceId = workspaceOf(req, queryParams(req, ["workspace_id"]).workspace_id);
+    const id = req.params.id as string;
+    await parts.keys.revoke(workspaceId, id);
+    sendData(req, res, { id, revoked: true });
+  });
+
+  return router;
+}

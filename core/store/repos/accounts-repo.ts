@@ -1,0 +1,114 @@
+/**
+ * People who sign in to the dashboard (migrations 001 and 018): users, their workspaces and
+ * roles, their server-side sessions, and the single-use links mailed to them.
+ */
+import type { Knex } from "knex";
+
+export interface UserRow {
+  id: string;
+  /** Lower case. */
+  email: string;
+  /** The auth plugin's hash (Argon2id for auth-local); null for a user who never set one. */
+  password_hash: string | null;
+  created_at: number;
+}
+
+export type Role = "owner" | "member";
+
+export interface MembershipRow {
+  workspace_id: string;
+  name: string;
+  role: Role;
+}
+
+export interface DashboardSessionRow {
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface AuthTokenRow {
+  token_hash: string;
+  kind: "magic_link";
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export class AccountsRepo {
+  constructor(private readonly knex: Knex) {}
+
+  async insertUser(row: UserRow): Promise<void> {
+    await this.knex("users").insert(row);
+  }
+
+  async userByEmail(email: string): Promise<UserRow | undefined> {
+    return this.knex<UserRow>("users").where({ email: email.toLowerCase() }).first();
+  }
+
+  async user(id: string): Promise<UserRow | undefined> {
+    return this.knex<UserRow>("users").where({ id }).first();
+  }
+
+  async addMember(workspaceId: string, userId: string, role: Role, at: number): Promise<void> {
+    await this.knex("workspace_members").insert({
+      workspace_id: workspaceId,
+      user_id: userId,
+      role,
+      created_at: at,
+    });
+  }
+
+  /** The user's workspaces, oldest membership first. */
+  async memberships(userId: string): Promise<MembershipRow[]> {
+    return this.knex("workspace_members")
+      .join("workspaces", "workspaces.id", "workspace_members.workspace_id")
+      .where("workspace_members.user_id", userId)
+      .orderBy([{ column: "workspace_members.created_at" }, { column: "workspaces.id" }])
+      .select<MembershipRow[]>(
+        "workspace_members.workspace_id",
+        "workspaces.name",
+        "workspace_members.role",
+      );
+  }
+
+  async insertSession(row: DashboardSessionRow): Promise<void> {
+    await this.knex("dashboard_sessions").insert(row);
+  }
+
+  async session(id: string): Promise<DashboardSessionRow | undefined> {
+    return this.knex<DashboardSessionRow>("dashboard_sessions").where({ id }).first();
+  }
+
+  async revokeSession(id: string, at: number): Promise<void> {
+    await this.knex("dashboard_sessions")
+      .where({ id })
+      .whereNull("revoked_at")
+      .update({ revoked_at: at });
+  }
+
+  async insertToken(row: AuthTokenRow): Promise<void> {
+    await this.knex("auth_tokens").insert(row);
+  }
+
+  /**
+   * Uses the token of that hash and kind, once: its row if it was unused and unexpired at `now`
+   * (and is now used), else undefined. Two racing uses: the database lets one win.
+   */
+  async useToken(
+    tokenHash: string,
+    kind: AuthTokenRow["kind"],
+    now: number,
+  ): Promise<AuthTokenRow | undefined> {
+    const changed = await this.knex("auth_tokens")
+      .where({ token_hash: tokenHash, kind })
+      .whereNull("used_at")
+      .where("expires_at", ">", now)
+      .update({ used_at: now });
+    if (changed !== 1) return undefined;
+    return this.knex<AuthTokenRow>("auth_tokens").where({ token_hash: tokenHash }).first();
+  }
+}
