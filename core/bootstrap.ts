@@ -1,9 +1,10 @@
 /**
- * First start of the embedded default: a default workspace and one API key with every scope in
- * test mode, printed once. Later starts find the workspace and print nothing. Every start sets the
+ * First start of the embedded default: a default workspace, one API key with every scope in
+ * test mode and the first owner's dashboard setup link (valid 24 hours), printed once. Later starts find the workspace and print nothing. Every start sets the
  * default workspace's contact email from SITEVOICE_OWNER_EMAIL when that is given (a changed
  * setting replaces the stored address; an unset one leaves it).
  */
+import { issueSetupLink } from "./accounts/account-service.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { scopes } from "./auth/principal.ts";
 import type { Settings } from "./settings.ts";
@@ -16,12 +17,14 @@ export interface Bootstrap {
   workspaceId: string;
   /** Only on the very first start. */
   firstKey?: string;
+  /** Only on the very first start: whoever opens it becomes the default workspace's owner. */
+  setupLink?: string;
 }
 
 export async function bootstrap(
   store: Store,
   keys: ApiKeyService,
-  settings: Pick<Settings, "defaultPlan" | "ownerEmail">,
+  settings: Pick<Settings, "defaultPlan" | "ownerEmail"> & { publicBaseUrl?: string },
   now = Date.now,
 ): Promise<Bootstrap> {
   const { defaultPlan: plan, ownerEmail } = settings;
@@ -56,5 +59,9 @@ export async function bootstrap(
     scopes: [...scopes],
     mode: "test",
   });
-  return { workspaceId, firstKey: key.value };
+  const setupLink =
+    settings.publicBaseUrl === undefined
+      ? undefined
+      : await issueSetupLink(store, workspaceId, settings.publicBaseUrl, now());
+  return { workspaceId, firstKey: key.value, setupLink };
 }

@@ -1,6 +1,6 @@
 /**
- * `sitevoice serve`: starts the HTTP service, prints the first API key when one was just made,
- * and closes the service on SIGTERM or SIGINT.
+ * `sitevoice serve`: starts the HTTP service, prints the first API key and the owner setup token
+ * when they were just made, and closes the service on SIGTERM or SIGINT.
  */
 import { createLogger } from "../compose.ts";
 import type { Settings } from "../settings.ts";
@@ -13,6 +13,15 @@ export async function serve(settings: Readonly<Settings>) {
     console.log(
       `\nFirst API key (all scopes, test mode), shown once — keep it:\n\n  ${service.boot.firstKey}\n\n` +
         `Try: curl -H "Authorization: Bearer ${service.boot.firstKey}" http://localhost:${service.port}/v1/sites\n`,
+    );
+  }
+  if (service.boot.setupLink !== undefined) {
+    const token = service.boot.setupLink.slice(service.boot.setupLink.indexOf("#token=") + 7);
+    console.log(
+      `Owner setup token, valid 24 hours and once — whoever uses it becomes the owner of the ` +
+        `default workspace:\n\n  ${token}\n\n` +
+        `Claim it: curl -X POST ${settings.publicBaseUrl}/v1/auth/setup -H 'Content-Type: application/json' ` +
+        `-d '{"token":"${token}","email":"you@example.com","password":"at least 10 characters"}'\n`,
     );
   }
   logger.info(

@@ -19,6 +19,7 @@ import { WEBHOOKS_PATH, webhooksRoutes } from "../routes/webhooks-routes.ts";
 import { userDataRoutes } from "../routes/user-data-routes.ts";
 import { authRoutes } from "../routes/auth-routes.ts";
 import { apiKeysRoutes } from "../routes/api-keys-routes.ts";
+import { workspaceRoutes } from "../routes/workspace-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
 
@@ -49,6 +50,7 @@ export function createApp(parts: AppParts): Express {
   app.use(userDataRoutes(parts, requireKey));
   app.use(authRoutes(parts));
   app.use(apiKeysRoutes(parts));
+  app.use(workspaceRoutes(parts));
   app.use(
     analyticsStreamRoutes(parts, requireKey, {
       ...STREAM_LIMITS,

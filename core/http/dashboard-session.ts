@@ -89,3 +89,16 @@ function assertSameSite(req: Request, origin: string): void {
     });
   }
 }
+
+/** The workspace the signed-in user acts on: `workspace_id`, which must be one of theirs. */
+export function workspaceOf(req: Request, given: string | undefined): string {
+  const workspaces = req.account!.workspaces;
+  if (given === undefined) {
+    if (workspaces.length === 1) return workspaces[0]!.id;
+    throw errors.invalidRequest("workspace_id is required: you are in several workspaces", {
+      field: "workspace_id",
+    });
+  }
+  if (!workspaces.some((w) => w.id === given)) throw errors.notFound("Workspace", given);
+  return given;
+}

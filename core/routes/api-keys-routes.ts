@@ -4,29 +4,16 @@
  * once). An API key cannot make or list keys: only the cookie of a member of the workspace can.
  * The workspace is `?workspace_id=`, or the user's only one.
  */
-import { Router, type Request } from "express";
+import { Router } from "express";
 import type { AccountService } from "../accounts/account-service.ts";
 import { errors } from "../errors.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
-import { dashboardSession, type CookieSettings } from "../http/dashboard-session.ts";
+import { dashboardSession, workspaceOf, type CookieSettings } from "../http/dashboard-session.ts";
 import { sendData } from "../http/envelope.ts";
 import { queryParams } from "../http/query-params.ts";
 import type { ApiKeyService, NewApiKey } from "../keys/api-key-service.ts";
 import type { Store } from "../store/store.ts";
 import { validateBody } from "../validation/schema-validator.ts";
-
-/** The workspace the signed-in user acts on: `workspace_id`, which must be one of theirs. */
-function workspaceOf(req: Request, given: string | undefined): string {
-  const workspaces = req.account!.workspaces;
-  if (given === undefined) {
-    if (workspaces.length === 1) return workspaces[0]!.id;
-    throw errors.invalidRequest("workspace_id is required: you are in several workspaces", {
-      field: "workspace_id",
-    });
-  }
-  if (!workspaces.some((w) => w.id === given)) throw errors.notFound("Workspace", given);
-  return given;
-}
 
 export function apiKeysRoutes(parts: {
   accounts: AccountService;

@@ -1,8 +1,9 @@
 /**
  * Dashboard accounts (DECISIONS.md "Auth endpoints"): `POST /v1/auth/signup`, `signin`,
- * `magic-link`, `verify` (each limited per client IP, SPEC.md's limits, 429 with Retry-After),
- * `signout`, and `GET /v1/auth/session` (who the cookie names). Sign-up, sign-in and verify set
- * the session cookie; sign-out clears it and ends the session server-side.
+ * `magic-link`, `verify`, `setup` (the first owner's) and `accept` (an invitation), each limited
+ * per client IP (SPEC.md's limits, 429 with Retry-After); `signout`, and `GET /v1/auth/session`
+ * (who the cookie names). All but the last two set the
+ * session cookie; sign-out clears it and ends the session server-side.
  */
 import { Router, type Request, type Response } from "express";
 import type { AccountService, SignedIn } from "../accounts/account-service.ts";
@@ -21,6 +22,8 @@ import type { MagicLink } from "../types/generated/auth-magic-link.ts";
 import type { SignIn } from "../types/generated/auth-signin.ts";
 import type { SignUp } from "../types/generated/auth-signup.ts";
 import type { MagicLinkVerification } from "../types/generated/auth-verify.ts";
+import type { OwnerSetup } from "../types/generated/auth-setup.ts";
+import type { InvitationAcceptance } from "../types/generated/auth-accept.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 
 /** SPEC.md "Auth endpoint throttling": per client IP, a minute. */
@@ -29,6 +32,9 @@ export const AUTH_LIMITS = {
   signup: { name: "auth-signup", points: 5, durationSeconds: 60 },
   magicLink: { name: "auth-magic-link", points: 5, durationSeconds: 60 },
   verify: { name: "auth-verify", points: 10, durationSeconds: 60 },
+  // Not in SPEC.md's list; as verify, which they resemble (a mailed or printed token).
+  setup: { name: "auth-setup", points: 10, durationSeconds: 60 },
+  accept: { name: "auth-accept", points: 10, durationSeconds: 60 },
 } as const;
 
 export function authRoutes(
@@ -74,6 +80,23 @@ export function authRoutes(
     await perIp("verify", req, res);
     const body = validateBody<MagicLinkVerification>("auth-verify", req.body);
     const answer = await accounts.verify(body.token);
+    signedIn(res, answer);
+    sendData(req, res, { user: answer.user, workspaces: answer.workspaces });
+  });
+
+  router.post("/v1/auth/setup", json, async (req, res) => {
+    queryParams(req, []);
+    await perIp("setup", req, res);
+    const answer = await accounts.setup(validateBody<OwnerSetup>("auth-setup", req.body));
+    signedIn(res, answer);
+    sendData(req, res, { user: answer.user, workspaces: answer.workspaces });
+  });
+
+  router.post("/v1/auth/accept", json, async (req, res) => {
+    queryParams(req, []);
+    await perIp("accept", req, res);
+    const body = validateBody<InvitationAcceptance>("auth-accept", req.body);
+    const answer = await accounts.accept(body);
     signedIn(res, answer);
     sendData(req, res, { user: answer.user, workspaces: answer.workspaces });
   });

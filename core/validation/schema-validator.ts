@@ -24,6 +24,9 @@ import authSignupSchema from "../../schemas/auth-signup.schema.json" with { type
 import authSigninSchema from "../../schemas/auth-signin.schema.json" with { type: "json" };
 import authMagicLinkSchema from "../../schemas/auth-magic-link.schema.json" with { type: "json" };
 import authVerifySchema from "../../schemas/auth-verify.schema.json" with { type: "json" };
+import authSetupSchema from "../../schemas/auth-setup.schema.json" with { type: "json" };
+import authAcceptSchema from "../../schemas/auth-accept.schema.json" with { type: "json" };
+import workspaceInvitationSchema from "../../schemas/workspace-invitation.schema.json" with { type: "json" };
 import userDataRequestSchema from "../../schemas/user-data-request.schema.json" with { type: "json" };
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
@@ -41,6 +44,9 @@ const schemas = {
   "token-create": tokenCreateSchema,
   "session-call": sessionCallSchema,
   "user-data-request": userDataRequestSchema,
+  "workspace-invitation": workspaceInvitationSchema,
+  "auth-accept": authAcceptSchema,
+  "auth-setup": authSetupSchema,
   "auth-verify": authVerifySchema,
   "auth-magic-link": authMagicLinkSchema,
   "auth-signin": authSigninSchema,

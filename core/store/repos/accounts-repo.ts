@@ -29,10 +29,19 @@ export interface DashboardSessionRow {
   revoked_at: number | null;
 }
 
+export type AuthTokenKind = "magic_link" | "setup" | "invitation";
+
 export interface AuthTokenRow {
   token_hash: string;
-  kind: "magic_link";
+  kind: AuthTokenKind;
+  /** A magic link's user. */
   user_id: string | null;
+  /** A setup link's or an invitation's workspace. */
+  workspace_id: string | null;
+  /** An invitation's address. */
+  email: string | null;
+  /** An invitation's role (a setup link's is owner). */
+  role: Role | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;
@@ -60,6 +69,38 @@ export class AccountsRepo {
       role,
       created_at: at,
     });
+  }
+
+  /** The user's role in the workspace, if they belong to it. */
+  async roleIn(workspaceId: string, userId: string): Promise<Role | undefined> {
+    const row = await this.knex("workspace_members")
+      .where({ workspace_id: workspaceId, user_id: userId })
+      .first<{ role: Role } | undefined>("role");
+    return row?.role;
+  }
+
+  /** Makes the user a member with `role`, or gives a member that role. */
+  async setMember(workspaceId: string, userId: string, role: Role, at: number): Promise<void> {
+    const changed = await this.knex("workspace_members")
+      .where({ workspace_id: workspaceId, user_id: userId })
+      .update({ role });
+    if (changed === 0) await this.addMember(workspaceId, userId, role, at);
+  }
+
+  /** The workspace's members, oldest first. */
+  async members(
+    workspaceId: string,
+  ): Promise<{ user_id: string; email: string; role: Role; created_at: number }[]> {
+    return this.knex("workspace_members")
+      .join("users", "users.id", "workspace_members.user_id")
+      .where("workspace_members.workspace_id", workspaceId)
+      .orderBy([{ column: "workspace_members.created_at" }, { column: "users.id" }])
+      .select(
+        "workspace_members.user_id",
+        "users.email",
+        "workspace_members.role",
+        "workspace_members.created_at",
+      );
   }
 
   /** The user's workspaces, oldest membership first. */
@@ -100,7 +141,7 @@ export class AccountsRepo {
    */
   async useToken(
     tokenHash: string,
-    kind: AuthTokenRow["kind"],
+    kind: AuthTokenKind,
     now: number,
   ): Promise<AuthTokenRow | undefined> {
     const changed = await this.knex("auth_tokens")
