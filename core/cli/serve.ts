@@ -1,6 +1,7 @@
 /**
- * `sitevoice serve`: starts the HTTP service, prints the first API key and the owner setup token
- * when they were just made, and closes the service on SIGTERM or SIGINT.
+ * `sitevoice serve`: starts the HTTP service, prints the first API key and the owner's dashboard
+ * setup link when they were just made, and the dashboard's address; closes the service on
+ * SIGTERM or SIGINT.
  */
 import { createLogger } from "../compose.ts";
 import type { Settings } from "../settings.ts";
@@ -18,12 +19,13 @@ export async function serve(settings: Readonly<Settings>) {
   if (service.boot.setupLink !== undefined) {
     const token = service.boot.setupLink.slice(service.boot.setupLink.indexOf("#token=") + 7);
     console.log(
-      `Owner setup token, valid 24 hours and once — whoever uses it becomes the owner of the ` +
-        `default workspace:\n\n  ${token}\n\n` +
-        `Claim it: curl -X POST ${settings.publicBaseUrl}/v1/auth/setup -H 'Content-Type: application/json' ` +
-        `-d '{"token":"${token}","email":"you@example.com","password":"at least 10 characters"}'\n`,
+      `Dashboard owner setup link, valid 24 hours and once — whoever opens it becomes the owner ` +
+        `of the default workspace:\n\n  ${service.boot.setupLink}\n\n` +
+        `(or: curl -X POST ${settings.publicBaseUrl}/v1/auth/setup -H 'Content-Type: application/json' ` +
+        `-d '{"token":"${token}","email":"you@example.com","password":"at least 10 characters"}')\n`,
     );
   }
+  console.log(`Dashboard: ${settings.publicBaseUrl}/dashboard\n`);
   logger.info(
     { port: service.port, database: settings.database.client },
     `Sitevoice listening on ${settings.publicBaseUrl}`,

@@ -1,0 +1,160 @@
+/**
+ * The dashboard's sign-in pages in headless Chromium (Debian's, through playwright-core): the
+ * owner setup link of the first start, sign-out and sign-in by password, a wrong password's
+ * message, and a magic link mailed to a real SMTP server. Every request stays on the service's
+ * origin, and every page passes axe-core with no serious or critical violation.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { expect } from "chai";
+import { simpleParser } from "mailparser";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, requireChromium } from "./helpers/browser.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+import { smtpServer } from "./helpers/smtp-server.ts";
+import { startTestService, type TestService } from "./helpers/test-service.ts";
+
+const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const EMAIL = "owner@acme.example";
+const PASSWORD = "correct horse battery";
+
+/** axe-core's serious and critical violations on the page, by rule and target. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<unknown> } }).axe;
+    return (await axe.run()) as {
+      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+    };
+  });
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe("the dashboard's sign-in pages in a browser", function () {
+  this.timeout(60_000);
+  let database: TestDatabase;
+  let smtp: Awaited<ReturnType<typeof smtpServer>>;
+  let service: TestService;
+  let browser: Browser;
+  let page: Page;
+  const requested: string[] = [];
+  const shots = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-dashboard-"));
+
+  const checked = async (name: string, on: Page = page) => {
+    expect(await accessibilityProblems(on), `${name}: axe`).to.deep.equal([]);
+    await on.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  };
+
+  before(async function () {
+    requireChromium(this);
+    database = (await createTestDatabase(sqlite))!;
+    smtp = await smtpServer();
+    service = await startTestService(database.url, {
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    });
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on("request", (req) => requested.push(req.url()));
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+    await smtp?.close();
+    await database?.drop();
+    // `SCREENSHOTS_DIR=docs/screenshots` keeps them (the README shows those).
+    if (process.env.SCREENSHOTS_DIR !== undefined) {
+      fs.cpSync(shots, process.env.SCREENSHOTS_DIR, { recursive: true });
+    }
+    fs.rmSync(shots, { recursive: true, force: true });
+  });
+
+  it("sends a visitor without a session to sign in", async () => {
+    await page.goto(`${service.url}/dashboard`);
+    expect(new URL(page.url()).pathname).to.equal("/dashboard/sign-in");
+    expect(await page.getByRole("heading", { name: "Sign in", exact: true }).isVisible()).to.equal(
+      true,
+    );
+    await checked("sign-in");
+  });
+
+  it("makes the holder of the setup link the owner, and shows their workspace", async () => {
+    const token = service.boot.setupLink!.split("#token=")[1]!;
+    await page.goto(`${service.url}/dashboard/setup#token=${token}`);
+    // The token left the address bar once read.
+    expect(page.url()).to.equal(`${service.url}/dashboard/setup`);
+    await checked("setup");
+    await page.getByLabel("Your email").fill(EMAIL);
+    await page.getByLabel("Password (at least 10 characters)").fill(PASSWORD);
+    await page.getByRole("button", { name: "Become the owner" }).click();
+    await page.waitForURL(`${service.url}/dashboard`);
+    expect(await page.locator(".workspaces li").allInnerTexts()).to.deep.equal([
+      "Default workspace owner",
+    ]);
+    await checked("home");
+  });
+
+  it("signs out, then refuses a wrong password with a message, then signs in", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${service.url}/dashboard/sign-in`);
+    await page.goto(`${service.url}/dashboard`);
+    expect(new URL(page.url()).pathname).to.equal("/dashboard/sign-in");
+    const form = page.locator('form[data-api="/v1/auth/signin"]');
+    await form.getByLabel("Email").fill(EMAIL);
+    await form.getByLabel("Password").fill("not the password");
+    await form.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForFunction(() =>
+      document
+        .querySelector('form[data-api="/v1/auth/signin"] [role="alert"]')
+        ?.textContent?.includes("Wrong email or password"),
+    );
+    await form.getByLabel("Password").fill(PASSWORD);
+    await form.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${service.url}/dashboard`);
+    expect(await page.locator(".top").innerText()).to.contain(EMAIL);
+  });
+
+  it("signs in with a mailed link, confirmed by a press on the page it opens", async () => {
+    const fresh = await browser.newPage();
+    fresh.on("request", (req) => requested.push(req.url()));
+    await fresh.goto(`${service.url}/dashboard/sign-in`);
+    const form = fresh.locator('form[data-api="/v1/auth/magic-link"]');
+    await form.getByLabel("Email").fill(EMAIL);
+    await form.getByRole("button", { name: "Mail me a sign-in link" }).click();
+    await fresh.waitForFunction(() => document.body.innerText.includes("Check your mail"));
+    const mail = smtp.received.filter((m) => m.to.includes(EMAIL)).at(-1)!;
+    const text = (await simpleParser(mail.raw)).text ?? "";
+    const link = /https?:\/\/\S+\/dashboard\/verify#token=\S+/.exec(text)![0];
+    await fresh.goto(`${service.url}${link.slice(link.indexOf("/dashboard"))}`);
+    // Opening the link signs nobody in: a mail scanner's visit does nothing.
+    expect(await fresh.context().cookies()).to.deep.equal([]);
+    await checked("verify", fresh);
+    await fresh.getByRole("button", { name: "Sign in" }).click();
+    await fresh.waitForURL(`${service.url}/dashboard`);
+    expect(await fresh.locator(".workspaces li").count()).to.equal(1);
+    await fresh.close();
+  });
+
+  it("made no request to another origin", () => {
+    const origin = new URL(service.url).origin;
+    expect(requested.length).to.be.greaterThan(10);
+    expect(requested.filter((url) => new URL(url).origin !== origin)).to.deep.equal([]);
+  });
+
+  it("saved a screenshot of each page", () => {
+    expect(fs.readdirSync(shots).sort()).to.deep.equal([
+      "home.png",
+      "setup.png",
+      "sign-in.png",
+      "verify.png",
+    ]);
+  });
+});
