@@ -42,6 +42,16 @@ export interface RateLimiter {
 
 export type RateLimiterFactory = (spec: LimitSpec) => RateLimiter;
 
+/** One limiter for each of a route module's named limits. */
+export function limitersFor<K extends string>(
+  factory: RateLimiterFactory,
+  specs: Readonly<Record<K, LimitSpec>>,
+): Record<K, RateLimiter> {
+  return Object.fromEntries(
+    Object.entries<LimitSpec>(specs).map(([key, spec]) => [key, factory(spec)]),
+  ) as Record<K, RateLimiter>;
+}
+
 function wrap(limiter: RateLimiterAbstract, spec: LimitSpec): RateLimiter {
   return {
     async consume(key, points = 1) {

@@ -17,7 +17,7 @@ import {
 import { sendData } from "../http/envelope.ts";
 import { queryParams } from "../http/query-params.ts";
 import { consumeLimit } from "../http/rate-limit-headers.ts";
-import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
+import { limitersFor, type RateLimiterFactory } from "../limits/rate-limiter.ts";
 import type { MagicLink } from "../types/generated/auth-magic-link.ts";
 import type { SignIn } from "../types/generated/auth-signin.ts";
 import type { SignUp } from "../types/generated/auth-signup.ts";
@@ -43,9 +43,7 @@ export function authRoutes(
 ): Router {
   const router = Router();
   const { accounts, settings } = parts;
-  const limit = Object.fromEntries(
-    Object.entries(AUTH_LIMITS).map(([key, spec]) => [key, parts.limiters(spec)]),
-  ) as Record<keyof typeof AUTH_LIMITS, ReturnType<RateLimiterFactory>>;
+  const limit = limitersFor(parts.limiters, AUTH_LIMITS);
   // The client IP as Express reads it: the socket's, unless TRUSTED_PROXIES names the proxies.
   const perIp = (name: keyof typeof AUTH_LIMITS, req: Request, res: Response) =>
     consumeLimit(limit[name], req.ip ?? "unknown", res);

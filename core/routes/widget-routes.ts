@@ -10,7 +10,7 @@ import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors, isServiceError } from "../errors.ts";
-import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
+import { limitersFor, type RateLimiterFactory } from "../limits/rate-limiter.ts";
 import { consumeLimit } from "../http/rate-limit-headers.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { RunSearchOptions } from "../search/run-search.ts";
@@ -88,9 +88,7 @@ export function widgetRoutes(
   requireKey: ReturnType<typeof apiKeyAuth>,
 ): Router {
   const router = Router();
-  const limit = Object.fromEntries(
-    Object.entries(LIMITS).map(([key, spec]) => [key, parts.limiters(spec)]),
-  ) as Record<keyof typeof LIMITS, ReturnType<RateLimiterFactory>>;
+  const limit = limitersFor(parts.limiters, LIMITS);
 
   const siteOf = async (req: Request): Promise<PublicSite> => {
     const siteId = req.params.siteId as string;
