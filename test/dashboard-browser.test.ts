@@ -1,7 +1,8 @@
 /**
  * The dashboard's sign-in pages in headless Chromium (Debian's, through playwright-core): the
  * owner setup link of the first start, sign-out and sign-in by password, a wrong password's
- * message, and a magic link mailed to a real SMTP server. Every request stays on the service's
+ * message, a magic link mailed to a real SMTP server, and an API key made (shown once, working at
+ * once) and revoked. Every request stays on the service's
  * origin, and every page passes axe-core with no serious or critical violation.
  */
 import fs from "node:fs";
@@ -11,6 +12,7 @@ import { createRequire } from "node:module";
 import { expect } from "chai";
 import { simpleParser } from "mailparser";
 import type { Browser, Page } from "playwright-core";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import {
   createTestDatabase,
@@ -39,7 +41,7 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-describe("the dashboard's sign-in pages in a browser", function () {
+describe("the dashboard's first pages in a browser", function () {
   this.timeout(60_000);
   let database: TestDatabase;
   let smtp: Awaited<ReturnType<typeof smtpServer>>;
@@ -97,7 +99,7 @@ describe("the dashboard's sign-in pages in a browser", function () {
     await page.getByRole("button", { name: "Become the owner" }).click();
     await page.waitForURL(`${service.url}/dashboard`);
     expect(await page.locator(".workspaces li").allInnerTexts()).to.deep.equal([
-      "Default workspace owner",
+      "Default workspace owner API keys",
     ]);
     await checked("home");
   });
@@ -143,6 +145,47 @@ describe("the dashboard's sign-in pages in a browser", function () {
     await fresh.close();
   });
 
+  it("makes an API key shown once, which works at once, and revokes it", async () => {
+    await service.sites.create(operatorPrincipal(service.boot.workspaceId, "test"), {
+      site_id: "keys-page",
+      business_name: "Keys Page",
+      business_description: "",
+      domain: "keys-page.example",
+    });
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL(/\/dashboard\/keys\?workspace_id=/);
+    await page.getByLabel("Name").fill("CI deploy");
+    await page.getByLabel("sites:read").check();
+    await page.getByLabel("Keys Page (keys-page)").check();
+    await page.getByRole("button", { name: "Create the key" }).click();
+    const output = page.locator("output.value");
+    await output.waitFor();
+    await page.waitForFunction(() => document.querySelector("output.value")?.textContent !== "");
+    const value = await output.innerText();
+    expect(value).to.match(/^vk_live_[A-Za-z0-9_-]{32}$/);
+    const sites = await fetch(`${service.url}/v1/sites`, {
+      headers: { Authorization: `Bearer ${value}` },
+    });
+    expect(sites.status).to.equal(200);
+    expect(
+      ((await sites.json()) as { data: { site_id: string }[] }).data.map((x) => x.site_id),
+    ).to.deep.equal(["keys-page"]);
+    await page.reload();
+    expect(await page.locator(".keys").innerText()).to.contain(`vk_live_••••${value.slice(-4)}`);
+    expect(await page.content()).to.not.contain(value);
+    // Checked and pictured without the value, which a screenshot must not keep.
+    await checked("keys");
+    await page.getByRole("button", { name: "Revoke CI deploy" }).click();
+    await page.waitForFunction(() =>
+      document.querySelector(".keys")?.textContent?.includes("revoked"),
+    );
+    const refused = await fetch(`${service.url}/v1/sites`, {
+      headers: { Authorization: `Bearer ${value}` },
+    });
+    expect(refused.status).to.equal(401);
+  });
+
   it("made no request to another origin", () => {
     const origin = new URL(service.url).origin;
     expect(requested.length).to.be.greaterThan(10);
@@ -152,6 +195,7 @@ describe("the dashboard's sign-in pages in a browser", function () {
   it("saved a screenshot of each page", () => {
     expect(fs.readdirSync(shots).sort()).to.deep.equal([
       "home.png",
+      "keys.png",
       "setup.png",
       "sign-in.png",
       "verify.png",

@@ -54,6 +54,30 @@ describe("the dashboard's pages over HTTP", function () {
     }
   });
 
+  it("shows a workspace's keys page to its members only", async () => {
+    const noSession = await request(service.server).get("/dashboard/keys?workspace_id=ws_default");
+    expect(noSession.status).to.equal(303);
+    expect(noSession.headers.location).to.equal("/dashboard/sign-in");
+    const signup = await request(service.server)
+      .post("/v1/auth/signup")
+      .send({
+        email: `k${crypto.randomBytes(3).toString("hex")}@acme.example`,
+        password: "correct horse battery",
+      })
+      .expect(201);
+    const cookie = ([] as string[]).concat(signup.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+    const mine = await request(service.server)
+      .get(`/dashboard/keys?workspace_id=${signup.body.data.workspace.id}`)
+      .set("Cookie", cookie);
+    expect(mine.status).to.equal(200);
+    expect(mine.text).to.contain("Create the key");
+    const theirs = await request(service.server)
+      .get(`/dashboard/keys?workspace_id=${service.boot.workspaceId}`)
+      .set("Cookie", cookie);
+    expect(theirs.status).to.equal(303);
+    expect(theirs.headers.location).to.equal("/dashboard");
+  });
+
   it("offers sign-up when it is open", async () => {
     const res = await request(service.server).get("/dashboard/sign-in").expect(200);
     expect(res.text).to.contain('data-api="/v1/auth/signup"');

@@ -13,10 +13,13 @@ import { parse } from "cookie";
 import { Router, type Request, type Response } from "express";
 import Handlebars from "handlebars";
 import type { AccountService } from "../accounts/account-service.ts";
+import { scopes } from "../auth/principal.ts";
 import { cookieName, type CookieSettings } from "../http/dashboard-session.ts";
+import type { ApiKeyService } from "../keys/api-key-service.ts";
+import type { Store } from "../store/store.ts";
 
 const DASHBOARD_DIR = fileURLToPath(new URL("../../dashboard/", import.meta.url));
-const PAGES = ["sign-in", "setup", "verify", "accept", "home"] as const;
+const PAGES = ["sign-in", "setup", "verify", "accept", "home", "keys"] as const;
 type Page = (typeof PAGES)[number];
 
 const HEADERS = {
@@ -61,8 +64,13 @@ function loadPages(assets: ReturnType<typeof loadAssets>) {
     layout({ ...context, body: (pages.get(page) as HandlebarsTemplateDelegate)(context) });
 }
 
+/** Sites a key-limiting list offers at most; a workspace with more limits keys by the API. */
+const SITES_LISTED = 200;
+
 export function dashboardRoutes(parts: {
   accounts: AccountService;
+  keys: ApiKeyService;
+  store: Store;
   settings: CookieSettings & { signup: "open" | "invite" };
 }): Router {
   const router = Router();
@@ -80,6 +88,21 @@ export function dashboardRoutes(parts: {
     const account = await accountOf(req);
     if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
     send(res, "home", "Your workspaces", { account });
+  });
+
+  router.get("/dashboard/keys", async (req, res) => {
+    const account = await accountOf(req);
+    if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
+    const workspace = account.workspaces.find((w) => w.id === req.query.workspace_id);
+    if (workspace === undefined) return res.redirect(303, "/dashboard");
+    const sites = await parts.store.sites.list(workspace.id, { limit: SITES_LISTED });
+    send(res, "keys", `API keys of ${workspace.name}`, {
+      account,
+      workspace,
+      scopes,
+      sites: sites.map((site) => ({ site_id: site.site_id, business_name: site.business_name })),
+      keys: [...(await parts.keys.list(workspace.id))].reverse(),
+    });
   });
 
   router.get("/dashboard/sign-in", (_req, res) =>

@@ -1,7 +1,9 @@
-// The dashboard's forms. Each <form data-api> posts its fields as JSON to its API path on the
+// The dashboard's forms. Each <form data-api> sends its fields as JSON to its API path on the
 // dashboard's own origin (so the browser marks it Sec-Fetch-Site: same-origin, which the service
-// requires of a change made with the session cookie), then goes to data-next or shows data-done;
-// an error's message goes to the form's role=alert paragraph. A page opened from a mailed or
+// requires of a change made with the session cookie), with data-method (POST by default); fields
+// named `x[]` make an array `x`. Then it goes to data-next (empty: this page again), shows
+// data-done, or shows the answer's data-show field in the form's output; an error's message goes
+// to the form's role=alert paragraph. A page opened from a mailed or
 // printed link finds its token in the URL's fragment, which never reaches a server.
 "use strict";
 
@@ -14,6 +16,12 @@
     history.replaceState(null, "", location.pathname);
   }
 
+  function showAnswer(form, value) {
+    var shown = form.querySelector(".shown");
+    shown.querySelector("output").textContent = value;
+    shown.hidden = false;
+  }
+
   document.querySelectorAll("form[data-api]").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -21,20 +29,26 @@
       var button = form.querySelector('button[type="submit"]');
       var body = {};
       new FormData(form).forEach(function (value, name) {
-        if (value !== "") body[name] = value;
+        if (name.slice(-2) === "[]") {
+          var list = name.slice(0, -2);
+          (body[list] = body[list] || []).push(value);
+        } else if (value !== "") body[name] = value;
       });
       if (alert) alert.textContent = "";
       if (button) button.disabled = true;
+      var method = form.dataset.method || "POST";
       fetch(form.dataset.api, {
-        method: "POST",
+        method: method,
         credentials: "same-origin",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body),
+        body: method === "DELETE" ? undefined : JSON.stringify(body),
       })
         .then(function (response) {
           return response.json().then(function (answer) {
             if (!response.ok) throw new Error(answer.error ? answer.error.message : "Failed");
-            if (form.dataset.next) location.assign(form.dataset.next);
+            if (form.dataset.next !== undefined)
+              location.assign(form.dataset.next || location.href);
+            else if (form.dataset.show) showAnswer(form, answer.data[form.dataset.show]);
             else if (alert && form.dataset.done) alert.textContent = form.dataset.done;
           });
         })
