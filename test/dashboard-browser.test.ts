@@ -99,7 +99,7 @@ describe("the dashboard's first pages in a browser", function () {
     await page.getByRole("button", { name: "Become the owner" }).click();
     await page.waitForURL(`${service.url}/dashboard`);
     expect(await page.locator(".workspaces li").allInnerTexts()).to.deep.equal([
-      "Default workspace owner API keys",
+      "Default workspace owner API keys People",
     ]);
     await checked("home");
   });
@@ -186,6 +186,37 @@ describe("the dashboard's first pages in a browser", function () {
     expect(refused.status).to.equal(401);
   });
 
+  it("invites someone by mail, who joins as a member from the link", async () => {
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByRole("link", { name: "People" }).click();
+    await page.waitForURL(/\/dashboard\/members\?workspace_id=/);
+    await page.getByLabel("Email").fill("bo@acme.example");
+    await page.getByRole("button", { name: "Send the invitation" }).click();
+    await page.waitForFunction(() => document.body.innerText.includes("Invitation sent"));
+    await checked("members");
+    const mail = smtp.received.filter((m) => m.to.includes("bo@acme.example")).at(-1)!;
+    const text = (await simpleParser(mail.raw)).text ?? "";
+    const link = /https?:\/\/\S+\/dashboard\/accept#token=\S+/.exec(text)![0];
+    const invited = await browser.newPage();
+    invited.on("request", (req) => requested.push(req.url()));
+    await invited.goto(`${service.url}${link.slice(link.indexOf("/dashboard"))}`);
+    await checked("accept", invited);
+    await invited.getByLabel(/^Password/).fill(PASSWORD);
+    await invited.getByRole("button", { name: "Accept the invitation" }).click();
+    await invited.waitForURL(`${service.url}/dashboard`);
+    expect(await invited.locator(".workspaces li").allInnerTexts()).to.deep.equal([
+      "Default workspace member API keys People",
+    ]);
+    await invited.getByRole("link", { name: "People" }).click();
+    await invited.waitForURL(/\/dashboard\/members/);
+    expect(await invited.locator("main").innerText()).to.contain("Only an owner invites people.");
+    expect(await invited.locator(".people li").allInnerTexts()).to.deep.equal([
+      `${EMAIL} owner`,
+      "bo@acme.example member",
+    ]);
+    await invited.close();
+  });
+
   it("made no request to another origin", () => {
     const origin = new URL(service.url).origin;
     expect(requested.length).to.be.greaterThan(10);
@@ -194,8 +225,10 @@ describe("the dashboard's first pages in a browser", function () {
 
   it("saved a screenshot of each page", () => {
     expect(fs.readdirSync(shots).sort()).to.deep.equal([
+      "accept.png",
       "home.png",
       "keys.png",
+      "members.png",
       "setup.png",
       "sign-in.png",
       "verify.png",

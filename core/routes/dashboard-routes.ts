@@ -19,7 +19,7 @@ import type { ApiKeyService } from "../keys/api-key-service.ts";
 import type { Store } from "../store/store.ts";
 
 const DASHBOARD_DIR = fileURLToPath(new URL("../../dashboard/", import.meta.url));
-const PAGES = ["sign-in", "setup", "verify", "accept", "home", "keys"] as const;
+const PAGES = ["sign-in", "setup", "verify", "accept", "home", "keys", "members"] as const;
 type Page = (typeof PAGES)[number];
 
 const HEADERS = {
@@ -102,6 +102,19 @@ export function dashboardRoutes(parts: {
       scopes,
       sites: sites.map((site) => ({ site_id: site.site_id, business_name: site.business_name })),
       keys: [...(await parts.keys.list(workspace.id))].reverse(),
+    });
+  });
+
+  router.get("/dashboard/members", async (req, res) => {
+    const account = await accountOf(req);
+    if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
+    const workspace = account.workspaces.find((w) => w.id === req.query.workspace_id);
+    if (workspace === undefined) return res.redirect(303, "/dashboard");
+    send(res, "members", `People of ${workspace.name}`, {
+      account,
+      workspace,
+      isOwner: workspace.role === "owner",
+      members: await parts.accounts.members(workspace.id),
     });
   });
 

@@ -34,7 +34,10 @@
           (body[list] = body[list] || []).push(value);
         } else if (value !== "") body[name] = value;
       });
-      if (alert) alert.textContent = "";
+      if (alert) {
+        alert.textContent = "";
+        delete alert.dataset.state;
+      }
       if (button) button.disabled = true;
       var method = form.dataset.method || "POST";
       fetch(form.dataset.api, {
@@ -49,7 +52,10 @@
             if (form.dataset.next !== undefined)
               location.assign(form.dataset.next || location.href);
             else if (form.dataset.show) showAnswer(form, answer.data[form.dataset.show]);
-            else if (alert && form.dataset.done) alert.textContent = form.dataset.done;
+            else if (alert && form.dataset.done) {
+              alert.textContent = form.dataset.done;
+              alert.dataset.state = "done";
+            }
           });
         })
         .catch(function (error) {
