@@ -4,7 +4,7 @@
  * default workspace's contact email from SITEVOICE_OWNER_EMAIL when that is given (a changed
  * setting replaces the stored address; an unset one leaves it).
  */
-import { issueSetupLink } from "./accounts/account-service.ts";
+import { issueSetupLink } from "./accounts/workspace-people.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { scopes } from "./auth/principal.ts";
 import type { Settings } from "./settings.ts";

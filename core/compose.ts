@@ -6,7 +6,8 @@
  */
 import type { Redis } from "ioredis";
 import { connectRedis } from "./redis-client.ts";
-import pino, { type DestinationStream, type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./logger.ts";
 import type { EventBus } from "./events/event-bus.ts";
 import { connectEventSinks } from "./events/event-sinks.ts";
 import { PluginHost } from "./host/plugin-host.ts";
@@ -49,35 +50,9 @@ import { UserDataService } from "./user-data/user-data-service.ts";
 import { AccountService } from "./accounts/account-service.ts";
 import { fileURLToPath } from "node:url";
 
-export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
+export { createLogger };
 
-/**
- * The logger of the settings (JSON lines on stdout, or on `destination`), with credentials
- * redacted wherever they appear, and the body an error may carry (body-parser's, an HTTP
- * client's), since logs never hold bodies.
- */
-export function createLogger(
-  settings: Readonly<Settings>,
-  destination?: DestinationStream,
-): Logger {
-  return pino(
-    {
-      level: settings.logLevel,
-      redact: {
-        paths: [
-          "*.authorization",
-          "*.password",
-          "*.value",
-          "*.secret",
-          "*.connectionString",
-          "err.body",
-        ],
-        censor: "[redacted]",
-      },
-    },
-    destination,
-  );
-}
+export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL("../plugins/", import.meta.url));
 
 /** The store and what is made of it alone: all a command on the store needs (migrate, keys). */
 export interface StoreParts {

@@ -24,19 +24,13 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
+import { cookieOf } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 const PASSWORD = "correct horse battery";
 const SAME = { "Sec-Fetch-Site": "same-origin" };
 const tokenOf = (link: string) => link.slice(link.indexOf("#token=") + 7);
-
-function cookieOf(res: request.Response): string {
-  const set = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
-  const cookie = set.find((line) => line.startsWith("sv_session="));
-  expect(cookie, JSON.stringify(res.body)).to.be.a("string");
-  return cookie!.split(";")[0]!;
-}
 
 describe("the first owner and invitations", function () {
   this.timeout(60_000);

@@ -12,6 +12,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { cookieOf } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -34,9 +35,8 @@ describe("API keys over HTTP, from the dashboard session", function () {
         password: "correct horse battery",
       })
       .expect(201);
-    const set = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
     return {
-      cookie: set.find((line) => line.startsWith("sv_session="))!.split(";")[0]!,
+      cookie: cookieOf(res),
       workspaceId: res.body.data.workspace.id as string,
     };
   };

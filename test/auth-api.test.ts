@@ -18,6 +18,7 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
+import { cookieOf } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -25,14 +26,6 @@ const PASSWORD = "correct horse battery";
 const email = () => `user-${crypto.randomBytes(4).toString("hex")}@acme.example`;
 /** A client IP of its own per test, through a trusted proxy. */
 const ip = () => `198.51.100.${crypto.randomInt(1, 255)}`;
-
-/** The `sv_session=…` pair of a Set-Cookie answer. */
-function cookieOf(res: request.Response): string {
-  const set = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
-  const cookie = set.find((line) => line.startsWith("sv_session="));
-  expect(cookie, "a session cookie").to.be.a("string");
-  return cookie!.split(";")[0]!;
-}
 
 describe("dashboard accounts over HTTP", function () {
   this.timeout(60_000);

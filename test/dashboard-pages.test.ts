@@ -12,6 +12,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { cookieOf } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -65,7 +66,7 @@ describe("the dashboard's pages over HTTP", function () {
         password: "correct horse battery",
       })
       .expect(201);
-    const cookie = ([] as string[]).concat(signup.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+    const cookie = cookieOf(signup);
     const mine = await request(service.server)
       .get(`/dashboard/keys?workspace_id=${signup.body.data.workspace.id}`)
       .set("Cookie", cookie);
@@ -111,7 +112,7 @@ describe("the dashboard's pages over HTTP", function () {
         workspace_name: name,
       })
       .expect(201);
-    const cookie = ([] as string[]).concat(signup.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+    const cookie = cookieOf(signup);
     const home = await request(service.server).get("/dashboard").set("Cookie", cookie).expect(200);
     expect(home.text).to.not.contain("<img src=x");
     expect(home.text).to.contain("&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;");

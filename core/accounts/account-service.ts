@@ -17,42 +17,16 @@ import { newId } from "../store/ids.ts";
 import type { MembershipRow, Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
 import { SESSION_TTL_MS, SessionTokens } from "./session-tokens.ts";
+import {
+  acceptInvitation,
+  invite,
+  newLinkToken,
+  setupOwner,
+  type PeopleParts,
+} from "./workspace-people.ts";
 
 export const MAGIC_LINK_TTL_MS = 15 * 60_000;
-export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
-
-/** A new single-use token and the hash the store keeps of it. */
-export function newLinkToken(prefix: "ml" | "st" | "inv"): { token: string; hash: string } {
-  const token = `${prefix}_${crypto.randomBytes(32).toString("base64url")}`;
-  return { token, hash: hashToken(token) };
-}
-
-/**
- * The first owner's setup link, made at the first start for the default workspace: whoever
- * opens it within 24 hours becomes its owner. Printed once, stored as a hash.
- */
-export async function issueSetupLink(
-  store: Store,
-  workspaceId: string,
-  publicBaseUrl: string,
-  now: number,
-): Promise<string> {
-  const { token, hash } = newLinkToken("st");
-  await store.accounts.insertToken({
-    token_hash: hash,
-    kind: "setup",
-    user_id: null,
-    workspace_id: workspaceId,
-    email: null,
-    role: "owner",
-    created_at: now,
-    expires_at: now + SETUP_LINK_TTL_MS,
-    used_at: null,
-  });
-  return `${publicBaseUrl}/dashboard/setup#token=${token}`;
-}
-
+export { INVITATION_TTL_MS, issueSetupLink, SETUP_LINK_TTL_MS } from "./workspace-people.ts";
 export interface AccountParts {
   store: Store;
   ring: KeyRing;
@@ -79,10 +53,16 @@ export class AccountService {
   private readonly now: () => number;
   private readonly tokens: SessionTokens;
   private dummyHash: Promise<string> | undefined;
+  private readonly people: PeopleParts;
 
   constructor(private readonly parts: AccountParts) {
     this.now = parts.now ?? Date.now;
     this.tokens = new SessionTokens(parts.ring);
+    this.people = {
+      ...parts,
+      hasher: () => this.hasher(),
+      now: () => this.now(),
+    };
   }
 
   /** POST /v1/auth/signup: 403 unless sign-up is open; 409 for an email already taken. */
@@ -192,114 +172,23 @@ export class AccountService {
     return this.startSession(user);
   }
 
-  /**
-   * POST /v1/auth/setup: the first owner's setup link makes `email` (a new account with this
-   * password, or an existing one whose password this is) the owner of its workspace. Once.
-   */
+  /** POST /v1/auth/setup (workspace-people.ts), then signed in. */
   async setup(body: { token: string; email: string; password: string }): Promise<SignedIn> {
-    const email = body.email.toLowerCase();
-    const existing = await this.parts.store.accounts.userByEmail(email);
-    if (existing !== undefined) {
-      const matches =
-        existing.password_hash !== null &&
-        (await this.hasher().verify(existing.password_hash, body.password));
-      if (!matches) throw errors.unauthorized("Wrong email or password");
-    }
-    const passwordHash = existing === undefined ? await this.hasher().hash(body.password) : null;
-    const user = await this.parts.store.transaction(async (tx) => {
-      // Used in the transaction: a failure later leaves the link usable.
-      const used = await tx.accounts.useToken(hashToken(body.token), "setup", this.now());
-      if (used?.workspace_id == null) throw errors.invalidToken();
-      const at = this.now();
-      const row = existing ?? {
-        id: newId("usr"),
-        email,
-        password_hash: passwordHash,
-        created_at: at,
-      };
-      if (existing === undefined) await tx.accounts.insertUser(row);
-      await tx.accounts.setMember(used.workspace_id, row.id, "owner", at);
-      return row;
-    });
-    return this.startSession(user);
+    return this.startSession(await setupOwner(this.people, body));
   }
 
-  /**
-   * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail holds a link
-   * valid 7 days, once. 403 for a member who is not an owner.
-   */
-  async invite(
+  /** POST /v1/workspace/invitations (workspace-people.ts). */
+  invite(
     inviter: { id: string; email: string },
     workspaceId: string,
     body: { email: string; role: Role },
   ): Promise<{ email: string; role: Role; expires_at: string }> {
-    const role = await this.parts.store.accounts.roleIn(workspaceId, inviter.id);
-    if (role !== "owner") {
-      throw errors.forbidden("Only an owner of the workspace invites", { reason: "not_owner" });
-    }
-    const email = body.email.toLowerCase();
-    const { token, hash } = newLinkToken("inv");
-    const at = this.now();
-    await this.parts.store.accounts.insertToken({
-      token_hash: hash,
-      kind: "invitation",
-      user_id: null,
-      workspace_id: workspaceId,
-      email,
-      role: body.role,
-      created_at: at,
-      expires_at: at + INVITATION_TTL_MS,
-      used_at: null,
-    });
-    const workspace = await this.parts.store.workspaces.get(workspaceId);
-    const sent = this.parts.mailer.send({
-      to: email,
-      subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
-      text: [
-        `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
-        "",
-        "Open this link within 7 days to accept. It works once.",
-        "",
-        `${this.parts.publicBaseUrl}/dashboard/accept#token=${token}`,
-      ].join("\n"),
-    });
-    await sent.catch((error: unknown) => {
-      this.parts.logger.error({ err: error, workspace_id: workspaceId }, "invitation not mailed");
-      throw errors.serviceUnavailable("The invitation could not be mailed; try again", error);
-    });
-    return { email, role: body.role, expires_at: new Date(at + INVITATION_TTL_MS).toISOString() };
+    return invite(this.people, inviter, workspaceId, body);
   }
 
-  /**
-   * POST /v1/auth/accept: an invitation's token, once, within 7 days, makes its email a member of
-   * its workspace and signs them in. A new account needs a password; an existing one is proved
-   * by the link itself (it was mailed to that address). An owner invited again stays owner.
-   */
+  /** POST /v1/auth/accept (workspace-people.ts), then signed in. */
   async accept(body: { token: string; password?: string }): Promise<SignedIn> {
-    const passwordHash =
-      body.password === undefined ? undefined : await this.hasher().hash(body.password);
-    const user = await this.parts.store.transaction(async (tx) => {
-      const used = await tx.accounts.useToken(hashToken(body.token), "invitation", this.now());
-      if (used?.workspace_id == null || used.email === null || used.role === null) {
-        throw errors.invalidToken();
-      }
-      const at = this.now();
-      let row = await tx.accounts.userByEmail(used.email);
-      if (row === undefined) {
-        if (passwordHash === undefined) {
-          throw errors.invalidRequest("A password is needed to make the account", {
-            field: "password",
-          });
-        }
-        row = { id: newId("usr"), email: used.email, password_hash: passwordHash, created_at: at };
-        await tx.accounts.insertUser(row);
-      }
-      const current = await tx.accounts.roleIn(used.workspace_id, row.id);
-      if (current !== "owner")
-        await tx.accounts.setMember(used.workspace_id, row.id, used.role, at);
-      return row;
-    });
-    return this.startSession(user);
+    return this.startSession(await acceptInvitation(this.people, body));
   }
 
   /** GET /v1/workspace/members. */

@@ -9,12 +9,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "cookie";
 import { Router, type Request, type Response } from "express";
 import Handlebars from "handlebars";
 import type { AccountService } from "../accounts/account-service.ts";
 import { scopes } from "../auth/principal.ts";
-import { cookieName, type CookieSettings } from "../http/dashboard-session.ts";
+import { dashboardSession, type CookieSettings } from "../http/dashboard-session.ts";
 import type { ApiKeyService } from "../keys/api-key-service.ts";
 import type { Store } from "../store/store.ts";
 
@@ -81,19 +80,22 @@ export function dashboardRoutes(parts: {
       .set(HEADERS)
       .type("html")
       .send(render(page, { title, ...context }));
-  const accountOf = (req: Request) =>
-    parts.accounts.session(parse(req.headers.cookie ?? "")[cookieName(parts.settings)]);
+  // The cookie read as every dashboard route reads it; a page works out the rest itself.
+  const signedIn = dashboardSession(parts.accounts, parts.settings, { required: false });
+  /** The signed-in user's workspace named by `workspace_id`, if it is one of theirs. */
+  const workspaceNamed = (req: Request) =>
+    req.account?.workspaces.find((w) => w.id === req.query.workspace_id);
 
-  router.get("/dashboard", async (req, res) => {
-    const account = await accountOf(req);
+  router.get("/dashboard", signedIn, (req, res) => {
+    const account = req.account;
     if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
     send(res, "home", "Your workspaces", { account });
   });
 
-  router.get("/dashboard/keys", async (req, res) => {
-    const account = await accountOf(req);
+  router.get("/dashboard/keys", signedIn, async (req, res) => {
+    const account = req.account;
     if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
-    const workspace = account.workspaces.find((w) => w.id === req.query.workspace_id);
+    const workspace = workspaceNamed(req);
     if (workspace === undefined) return res.redirect(303, "/dashboard");
     const sites = await parts.store.sites.list(workspace.id, { limit: SITES_LISTED });
     send(res, "keys", `API keys of ${workspace.name}`, {
@@ -105,10 +107,10 @@ export function dashboardRoutes(parts: {
     });
   });
 
-  router.get("/dashboard/members", async (req, res) => {
-    const account = await accountOf(req);
+  router.get("/dashboard/members", signedIn, async (req, res) => {
+    const account = req.account;
     if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
-    const workspace = account.workspaces.find((w) => w.id === req.query.workspace_id);
+    const workspace = workspaceNamed(req);
     if (workspace === undefined) return res.redirect(303, "/dashboard");
     send(res, "members", `People of ${workspace.name}`, {
       account,

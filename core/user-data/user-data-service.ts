@@ -32,8 +32,8 @@ import { keysetPage } from "../util/keyset-page.ts";
 import { messageOf } from "../util/message-of.ts";
 import { alertOwner } from "./deadline-alerts.ts";
 import { DownloadLinks } from "./download-link.ts";
-import { eraseVisitor } from "./erasure.ts";
-import { exportDocument } from "./export-document.ts";
+import { runErasure, runExport } from "./request-runs.ts";
+import { fingerprintsOf, type FingerprintFound } from "./visitor-lookup.ts";
 import { requestView, type RequestView } from "./request-view.ts";
 
 const MINUTE = 60_000;
@@ -46,8 +46,6 @@ export const DEADLINE_MS: Record<UserDataKind, number> = { export: 30 * DAY, del
 export const ALERT_AFTER_MS: Record<UserDataKind, number> = { export: 7 * DAY, delete: 18 * HOUR };
 /** …or after this many failed attempts, whichever comes first. */
 export const ALERT_AFTER_ATTEMPTS = 5;
-/** How long an export's download link (and its document) lasts. */
-export const DOWNLOAD_VALID_MS = 7 * DAY;
 /** How long a run holds its request. */
 export const RUN_LEASE_MS = 10 * MINUTE;
 const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 2 * HOUR, 4 * HOUR, 6 * HOUR];
@@ -185,24 +183,9 @@ export class UserDataService {
     principal: Principal,
     siteId: string,
     contact: { email: string } | { phone: string },
-  ): Promise<{ user_fingerprint: string; lead_ids: string[]; last_captured_at: string }[]> {
+  ): Promise<FingerprintFound[]> {
     await this.parts.sites.assertOwned(principal, siteId);
-    const leads = await this.parts.store.leads.withContact(siteId, contact);
-    const byFingerprint = new Map<string, { ids: string[]; last: number }>();
-    for (const lead of leads) {
-      if (lead.user_fingerprint === null) continue;
-      const found = byFingerprint.get(lead.user_fingerprint) ?? { ids: [], last: 0 };
-      found.ids.push(lead.id);
-      found.last = Math.max(found.last, Number(lead.created_at));
-      byFingerprint.set(lead.user_fingerprint, found);
-    }
-    return [...byFingerprint]
-      .sort(([, a], [, b]) => b.last - a.last)
-      .map(([fingerprint, found]) => ({
-        user_fingerprint: fingerprint,
-        lead_ids: found.ids,
-        last_captured_at: new Date(found.last).toISOString(),
-      }));
+    return fingerprintsOf(await this.parts.store.leads.withContact(siteId, contact));
   }
 
   /**
@@ -227,8 +210,9 @@ export class UserDataService {
     if (!(await store.userData.claim(id, at, at + RUN_LEASE_MS))) return;
     const row = (await store.userData.get(id)) as UserDataRequestRow;
     try {
-      if (row.kind === "export") await this.runExport(row);
-      else await this.runErasure(row);
+      const run = { store, ring: this.parts.ring, now: this.now };
+      if (row.kind === "export") await runExport(run, row);
+      else await runErasure(run, row);
       logger.info(
         { request_id: id, type: row.kind, site_id: row.site_id },
         "user-data request done",
@@ -279,56 +263,6 @@ export class UserDataService {
     return { ran: due.length, alerted, failed, expired };
   }
 
-  private async runExport(row: UserDataRequestRow): Promise<void> {
-    const { store, ring } = this.parts;
-    const fingerprint = open(ring, row.subject as string);
-    const at = this.now();
-    if ((await store.sites.get(row.site_id)) === undefined) {
-      await store.userData.finish(row.id, { status: "done", at, result: { site_deleted: true } });
-      return;
-    }
-    const document = await exportDocument(store, row, fingerprint, at);
-    const json = JSON.stringify(document, null, 2);
-    const expiresAt = at + DOWNLOAD_VALID_MS;
-    await store.transaction(async (tx) => {
-      await tx.userData.putExport({
-        request_id: row.id,
-        site_id: row.site_id,
-        subject_hash: row.subject_hash as string,
-        document: seal(ring, json),
-        created_at: at,
-        expires_at: expiresAt,
-      });
-      await finishOrUndo(tx, row.id, {
-        status: "done",
-        at,
-        keepSubject: true,
-        downloadExpiresAt: expiresAt,
-        result: {
-          sessions: document.sessions.length,
-          transcripts: document.transcripts.length,
-          usage_events: document.usage_events.length,
-          leads: document.leads.length,
-          bytes: Buffer.byteLength(json),
-        },
-      });
-    });
-  }
-
-  private async runErasure(row: UserDataRequestRow): Promise<void> {
-    const fingerprint = open(this.parts.ring, row.subject as string);
-    await this.parts.store.transaction(async (tx) => {
-      const at = this.now();
-      const counts = await eraseVisitor(
-        tx,
-        { site_id: row.site_id, subject_hash: row.subject_hash as string },
-        fingerprint,
-        at,
-      );
-      await finishOrUndo(tx, row.id, { status: "done", at, result: { ...counts } });
-    });
-  }
-
   private async view(row: UserDataRequestRow): Promise<RequestView> {
     if (row.kind !== "export" || row.status !== "done" || row.download_expires_at === null) {
       return requestView(row);
@@ -337,19 +271,5 @@ export class UserDataService {
     if (expiresAt <= this.now()) return requestView(row);
     if (!(await this.parts.store.userData.hasExport(row.id))) return requestView(row);
     return requestView(row, this.parts.publicBaseUrl + this.links.path(row.id, expiresAt));
-  }
-}
-
-/**
- * Marks the request done in the transaction of its work, or undoes that work: a request the
- * deadline failed meanwhile (or another run finished) keeps its outcome.
- */
-async function finishOrUndo(
-  tx: Store,
-  id: string,
-  outcome: Parameters<Store["userData"]["finish"]>[1],
-): Promise<void> {
-  if (!(await tx.userData.finish(id, outcome))) {
-    throw new Error(`request ${id} was finished by another run meanwhile`);
   }
 }

@@ -1,0 +1,175 @@
+/**
+ * A workspace's people: the first owner's setup link (made and printed at the first start, 24
+ * hours, once) and invitations by an owner (mailed, 7 days, once). Each token is stored as its
+ * SHA-256 only and used in the transaction that makes its member, so a failure later leaves it
+ * usable. AccountService signs the person in afterwards.
+ */
+import crypto from "node:crypto";
+import type { Logger } from "pino";
+import { errors } from "../errors.ts";
+import type { PasswordHasher } from "../host/plugin.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { hashToken } from "../security/token-hash.ts";
+import { newId } from "../store/ids.ts";
+import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
+import type { Store } from "../store/store.ts";
+
+export interface PeopleParts {
+  store: Store;
+  mailer: Mailer;
+  logger: Logger;
+  publicBaseUrl: string;
+  /** The auth plugin's hasher; 503 without one. */
+  hasher(): PasswordHasher;
+  now(): number;
+}
+
+export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+
+/** A new single-use token and the hash the store keeps of it. */
+export function newLinkToken(prefix: "ml" | "st" | "inv"): { token: string; hash: string } {
+  const token = `${prefix}_${crypto.randomBytes(32).toString("base64url")}`;
+  return { token, hash: hashToken(token) };
+}
+
+/**
+ * The first owner's setup link, made at the first start for the default workspace: whoever
+ * opens it within 24 hours becomes its owner. Printed once, stored as a hash.
+ */
+export async function issueSetupLink(
+  store: Store,
+  workspaceId: string,
+  publicBaseUrl: string,
+  now: number,
+): Promise<string> {
+  const { token, hash } = newLinkToken("st");
+  await store.accounts.insertToken({
+    token_hash: hash,
+    kind: "setup",
+    user_id: null,
+    workspace_id: workspaceId,
+    email: null,
+    role: "owner",
+    created_at: now,
+    expires_at: now + SETUP_LINK_TTL_MS,
+    used_at: null,
+  });
+  return `${publicBaseUrl}/dashboard/setup#token=${token}`;
+}
+
+/**
+ * POST /v1/auth/setup: the first owner's setup link makes `email` (a new account with this
+ * password, or an existing one whose password this is) the owner of its workspace. Once.
+ */
+export async function setupOwner(
+  ctx: PeopleParts,
+  body: { token: string; email: string; password: string },
+): Promise<UserRow> {
+  const email = body.email.toLowerCase();
+  const existing = await ctx.store.accounts.userByEmail(email);
+  if (existing !== undefined) {
+    const matches =
+      existing.password_hash !== null &&
+      (await ctx.hasher().verify(existing.password_hash, body.password));
+    if (!matches) throw errors.unauthorized("Wrong email or password");
+  }
+  const passwordHash = existing === undefined ? await ctx.hasher().hash(body.password) : null;
+  const user = await ctx.store.transaction(async (tx) => {
+    // Used in the transaction: a failure later leaves the link usable.
+    const used = await tx.accounts.useToken(hashToken(body.token), "setup", ctx.now());
+    if (used?.workspace_id == null) throw errors.invalidToken();
+    const at = ctx.now();
+    const row = existing ?? {
+      id: newId("usr"),
+      email,
+      password_hash: passwordHash,
+      created_at: at,
+    };
+    if (existing === undefined) await tx.accounts.insertUser(row);
+    await tx.accounts.setMember(used.workspace_id, row.id, "owner", at);
+    return row;
+  });
+  return user;
+}
+
+/**
+ * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail holds a link
+ * valid 7 days, once. 403 for a member who is not an owner.
+ */
+export async function invite(
+  ctx: PeopleParts,
+  inviter: { id: string; email: string },
+  workspaceId: string,
+  body: { email: string; role: Role },
+): Promise<{ email: string; role: Role; expires_at: string }> {
+  const role = await ctx.store.accounts.roleIn(workspaceId, inviter.id);
+  if (role !== "owner") {
+    throw errors.forbidden("Only an owner of the workspace invites", { reason: "not_owner" });
+  }
+  const email = body.email.toLowerCase();
+  const { token, hash } = newLinkToken("inv");
+  const at = ctx.now();
+  await ctx.store.accounts.insertToken({
+    token_hash: hash,
+    kind: "invitation",
+    user_id: null,
+    workspace_id: workspaceId,
+    email,
+    role: body.role,
+    created_at: at,
+    expires_at: at + INVITATION_TTL_MS,
+    used_at: null,
+  });
+  const workspace = await ctx.store.workspaces.get(workspaceId);
+  const sent = ctx.mailer.send({
+    to: email,
+    subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
+    text: [
+      `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
+      "",
+      "Open this link within 7 days to accept. It works once.",
+      "",
+      `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
+    ].join("\n"),
+  });
+  await sent.catch((error: unknown) => {
+    ctx.logger.error({ err: error, workspace_id: workspaceId }, "invitation not mailed");
+    throw errors.serviceUnavailable("The invitation could not be mailed; try again", error);
+  });
+  return { email, role: body.role, expires_at: new Date(at + INVITATION_TTL_MS).toISOString() };
+}
+
+/**
+ * POST /v1/auth/accept: an invitation's token, once, within 7 days, makes its email a member of
+ * its workspace and signs them in. A new account needs a password; an existing one is proved
+ * by the link itself (it was mailed to that address). An owner invited again stays owner.
+ */
+export async function acceptInvitation(
+  ctx: PeopleParts,
+  body: { token: string; password?: string },
+): Promise<UserRow> {
+  const passwordHash =
+    body.password === undefined ? undefined : await ctx.hasher().hash(body.password);
+  const user = await ctx.store.transaction(async (tx) => {
+    const used = await tx.accounts.useToken(hashToken(body.token), "invitation", ctx.now());
+    if (used?.workspace_id == null || used.email === null || used.role === null) {
+      throw errors.invalidToken();
+    }
+    const at = ctx.now();
+    let row = await tx.accounts.userByEmail(used.email);
+    if (row === undefined) {
+      if (passwordHash === undefined) {
+        throw errors.invalidRequest("A password is needed to make the account", {
+          field: "password",
+        });
+      }
+      row = { id: newId("usr"), email: used.email, password_hash: passwordHash, created_at: at };
+      await tx.accounts.insertUser(row);
+    }
+    const current = await tx.accounts.roleIn(used.workspace_id, row.id);
+    if (current !== "owner") await tx.accounts.setMember(used.workspace_id, row.id, used.role, at);
+    return row;
+  });
+  return user;
+}
