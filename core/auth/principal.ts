@@ -9,13 +9,14 @@ export const scopes = [
 export type Scope = (typeof scopes)[number];
 
 /**
- * Who acts on a workspace: a caller authenticated by an API key, or the operator of the
- * installation (the CLI on the store, the service loading `sites/` at start-up).
+ * Who acts on a workspace: a caller authenticated by an API key, a member signed in to the
+ * dashboard, or the operator of the installation (the CLI on the store, the service loading
+ * `sites/` at start-up).
  */
 export interface Principal {
-  kind: "api_key" | "operator";
+  kind: "api_key" | "dashboard" | "operator";
   workspaceId: string;
-  /** The API key's id; for the operator, the tool that acted (`cli`, `startup`). */
+  /** The API key's id; the dashboard user's id; for the operator, the tool (`cli`, `startup`). */
   keyId: string;
   scopes: ReadonlySet<Scope>;
   /** When set, the key may touch only these sites (a per-tenant key). */
@@ -31,6 +32,15 @@ export const operatorPrincipal = (workspaceId: string, tool: string): Principal 
   kind: "operator",
   workspaceId,
   keyId: tool,
+  scopes: new Set(scopes),
+  mode: "live",
+});
+
+/** A member signed in to the dashboard, acting on one of their workspaces; every scope. */
+export const dashboardPrincipal = (workspaceId: string, userId: string): Principal => ({
+  kind: "dashboard",
+  workspaceId,
+  keyId: userId,
   scopes: new Set(scopes),
   mode: "live",
 });

@@ -32,6 +32,11 @@ export type SiteSchema = Extract<SchemaName, "site" | "site-create">;
 export class SiteRules {
   constructor(private readonly context: SiteRulesContext) {}
 
+  /** The industries a site may name, sorted: the dashboard offers them. */
+  industries(): string[] {
+    return [...this.context.industries].sort();
+  }
+
   /**
    * Every problem of `data` against `schema` and the rules, shape problems first. Defaults are
    * filled into a copy (a left-out voice is the default voice, which passes); `data` is untouched.

@@ -1,0 +1,87 @@
+/**
+ * The dashboard's sites: the list with a form for a new site, and each site's page (its settings,
+ * the embed snippet, its adapter, versions and crawls, the last three in site-tool-pages.ts). A
+ * change goes through the same SiteService as the API, so it is checked by the same rules and
+ * answered with the same messages `sitevoice validate` prints, each beside its field.
+ */
+import { Router, type Response } from "express";
+import type { SiteRules } from "../../sites/site-rules.ts";
+import type { SiteService, SiteView } from "../../sites/site-service.ts";
+import { siteFormFields, siteFromForm } from "./site-form.ts";
+import { siteToolPages, type SiteToolParts } from "./site-tool-pages.ts";
+import type { Renderer } from "./render.ts";
+import { inWorkspace, localsOf } from "./workspace-context.ts";
+
+/** Sites the list shows at once; more come page by page. */
+const SITES_PER_PAGE = 50;
+
+export type SitePagesParts = SiteToolParts & {
+  sites: SiteService;
+  rules: SiteRules;
+  settings: { publicBaseUrl: string };
+};
+
+export function sitePages(parts: SitePagesParts, render: Renderer): Router {
+  const router = Router();
+  const { sites } = parts;
+
+  router.get("/sites", inWorkspace, async (req, res) => {
+    const { workspace, principal } = localsOf(res);
+    const after = typeof req.query.after === "string" ? afterCursor(req.query.after) : undefined;
+    const page = await sites.list(principal, { limit: SITES_PER_PAGE, after });
+    render.page(res, "sites", `Sites of ${workspace.name}`, {
+      sites: page.items,
+      next: page.next === undefined ? undefined : `${page.next.created_at}.${page.next.site_id}`,
+      industries: parts.rules.industries(),
+    });
+  });
+
+  router.post("/sites", inWorkspace, async (req, res) => {
+    const { workspace, principal } = localsOf(res);
+    const body = siteFromForm(req.body as Record<string, unknown>, { creating: true });
+    const site = await sites.create(principal, body, "dashboard");
+    toPage(res, `/dashboard/sites/${site.site_id}?workspace_id=${workspace.id}`);
+  });
+
+  router.get("/sites/:id", inWorkspace, async (req, res) => {
+    const { principal } = localsOf(res);
+    const site = await sites.get(principal, req.params.id as string);
+    render.page(res, "site", site.business_name, {
+      site,
+      form: siteFormFields(site),
+      industries: parts.rules.industries(),
+      snippet: embedSnippet(parts.settings.publicBaseUrl, site),
+    });
+  });
+
+  router.post("/sites/:id", inWorkspace, async (req, res) => {
+    const { principal } = localsOf(res);
+    const siteId = req.params.id as string;
+    const current = await sites.get(principal, siteId);
+    const changes = siteFromForm(req.body as Record<string, unknown>, { current });
+    const site = await sites.patch(principal, siteId, changes, "dashboard");
+    const saved = site.version === current.version ? "Nothing changed." : `Saved as version ${site.version}.`;
+    render.fragment(res, "saved", { message: saved });
+  });
+
+  router.use(siteToolPages(parts, render));
+  return router;
+}
+
+/** The list's cursor as its links carry it: `<created_at ms>.<site_id>`. */
+function afterCursor(value: string) {
+  const match = /^(\d{1,15})\.([a-z0-9][a-z0-9_-]{2,62})$/.exec(value);
+  return match === null ? undefined : { created_at: Number(match[1]), site_id: match[2]! };
+}
+
+/** After a change that makes a new page: htmx follows HX-Location, a plain form the 303. */
+function toPage(res: Response, url: string): void {
+  if (res.req.get("hx-request") === "true") res.set("HX-Location", url).status(204).end();
+  else res.redirect(303, url);
+}
+
+/** The script tag a site's pages carry, served from this installation. */
+export function embedSnippet(publicBaseUrl: string, site: Pick<SiteView, "site_id">): string {
+  const base = publicBaseUrl.replace(/\/+$/, "");
+  return `<script src="${base}/widget.js" data-site-id="${site.site_id}" async></script>`;
+}
