@@ -67,3 +67,21 @@
     });
   });
 })();
+
+// A button with data-copy copies the text of the element its selector names, and says so.
+(function () {
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var source = document.querySelector(button.dataset.copy);
+      var status = button.parentElement.querySelector('[role="status"]');
+      navigator.clipboard.writeText(source.textContent).then(
+        function () {
+          if (status) status.textContent = "Copied.";
+        },
+        function () {
+          if (status) status.textContent = "Copy failed: select the text and copy it by hand.";
+        },
+      );
+    });
+  });
+})();

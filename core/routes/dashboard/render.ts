@@ -55,7 +55,12 @@ export interface Renderer {
   /** A whole page: `view` inside the layout, with the page headers. */
   page(res: Response, view: string, title: string, context?: Record<string, unknown>): void;
   /** A partial alone, as htmx swaps it into the page, with the page headers. */
-  fragment(res: Response, partial: string, context?: Record<string, unknown>, status?: number): void;
+  fragment(
+    res: Response,
+    partial: string,
+    context?: Record<string, unknown>,
+    status?: number,
+  ): void;
 }
 
 export function createRenderer(assets: Assets): Renderer {

@@ -12,7 +12,18 @@ const TEXT = ["business_name", "business_description", "domain", "industry"] as 
 /** Text fields that take their default when left empty. */
 const OPTIONAL_TEXT = ["timezone", "language", "voice", "personality"] as const;
 /** Lists, one item a line. */
-const LINES = ["additional_domains", "restricted_topics", "enabled_pages", "disabled_pages"] as const;
+const LINES = [
+  "additional_domains",
+  "restricted_topics",
+  "enabled_pages",
+  "disabled_pages",
+] as const;
+
+/** The choices the form offers for the widget button (the site schema's). */
+export const BUTTON_CHOICES = {
+  positions: ["bottom-right", "bottom-left"],
+  sizes: ["small", "medium", "large"],
+};
 
 export interface SiteFormFields {
   [field: string]: string | boolean;

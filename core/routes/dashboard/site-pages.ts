@@ -5,10 +5,11 @@
  * answered with the same messages `sitevoice validate` prints, each beside its field.
  */
 import { Router, type Response } from "express";
-import type { SiteRules } from "../../sites/site-rules.ts";
-import type { SiteService, SiteView } from "../../sites/site-service.ts";
-import { siteFormFields, siteFromForm } from "./site-form.ts";
-import { siteToolPages, type SiteToolParts } from "./site-tool-pages.ts";
+import { knownAdapterTypes } from "../../sites/adapter-types.ts";
+import type { SiteView } from "../../sites/site-service.ts";
+import { BUTTON_CHOICES, siteFormFields, siteFromForm } from "./site-form.ts";
+import { stringify } from "yaml";
+import { siteFile, siteToolPages, type SiteToolParts } from "./site-tool-pages.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf } from "./workspace-context.ts";
 
@@ -16,8 +17,6 @@ import { inWorkspace, localsOf } from "./workspace-context.ts";
 const SITES_PER_PAGE = 50;
 
 export type SitePagesParts = SiteToolParts & {
-  sites: SiteService;
-  rules: SiteRules;
   settings: { publicBaseUrl: string };
 };
 
@@ -49,8 +48,12 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
     render.page(res, "site", site.business_name, {
       site,
       form: siteFormFields(site),
+      ...BUTTON_CHOICES,
       industries: parts.rules.industries(),
       snippet: embedSnippet(parts.settings.publicBaseUrl, site),
+      adapterYaml: site.adapter === undefined ? "" : yamlOf(site.adapter),
+      adapterTypes: knownAdapterTypes(parts.plugins),
+      siteYaml: yamlOf(siteFile(site)),
     });
   });
 
@@ -60,13 +63,16 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
     const current = await sites.get(principal, siteId);
     const changes = siteFromForm(req.body as Record<string, unknown>, { current });
     const site = await sites.patch(principal, siteId, changes, "dashboard");
-    const saved = site.version === current.version ? "Nothing changed." : `Saved as version ${site.version}.`;
+    const saved =
+      site.version === current.version ? "Nothing changed." : `Saved as version ${site.version}.`;
     render.fragment(res, "saved", { message: saved });
   });
 
   router.use(siteToolPages(parts, render));
   return router;
 }
+
+const yamlOf = (value: unknown) => stringify(value, { lineWidth: 0 });
 
 /** The list's cursor as its links carry it: `<created_at ms>.<site_id>`. */
 function afterCursor(value: string) {

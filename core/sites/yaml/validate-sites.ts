@@ -9,6 +9,7 @@ import type { SiteRules } from "../site-rules.ts";
 import { SchemaVersionError, migrateSiteFile } from "./schema-migrations.ts";
 import { parseSiteFile, unreadable } from "./site-file.ts";
 import type { SiteFile, SiteProblem } from "./site-file.ts";
+import { formatProblem } from "./format-problems.ts";
 
 export interface ValidateSitesOptions {
   /** The rules a site must keep, shared with the service (adapter types, industries, voices). */
@@ -57,6 +58,25 @@ export async function validateSiteFiles(
 
   const problems = files.flatMap((file) => file.problems).sort(byPosition);
   return { files, problems };
+}
+
+/**
+ * One site file's text checked as `sitevoice validate` checks a file named `name`: the lines it
+ * would print (none when clean) and, when the file could be read as a site, its data migrated to
+ * the current schema (what a sync would send).
+ */
+export function checkSiteText(
+  text: string,
+  name: string,
+  rules: SiteRules,
+): { lines: string[]; data?: Record<string, unknown> } {
+  const file = parseSiteFile(Buffer.from(text, "utf8"), `/${name}`);
+  if (file.data !== undefined) checkFile(file, file.data, rules);
+  const problems = file.problems.sort(byPosition);
+  return {
+    lines: problems.map((problem) => formatProblem(problem, "/")),
+    data: problems.length === 0 ? file.data : undefined,
+  };
 }
 
 /** Files first as given, folders replaced by their site files; each file once. */
