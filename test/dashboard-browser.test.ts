@@ -8,11 +8,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { expect } from "chai";
 import { simpleParser } from "mailparser";
 import type { Browser, Page } from "playwright-core";
 import { operatorPrincipal } from "../core/auth/principal.ts";
+import { accessibilityProblems } from "./helpers/axe.ts";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import {
   createTestDatabase,
@@ -23,23 +23,8 @@ import { smtpServer } from "./helpers/smtp-server.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const EMAIL = "owner@acme.example";
 const PASSWORD = "correct horse battery";
-
-/** axe-core's serious and critical violations on the page, by rule and target. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<unknown> } }).axe;
-    return (await axe.run()) as {
-      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-    };
-  });
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe("the dashboard's first pages in a browser", function () {
   this.timeout(60_000);
@@ -99,7 +84,7 @@ describe("the dashboard's first pages in a browser", function () {
     await page.getByRole("button", { name: "Become the owner" }).click();
     await page.waitForURL(`${service.url}/dashboard`);
     expect(await page.locator(".workspaces li").allInnerTexts()).to.deep.equal([
-      "Default workspace owner API keys People",
+      "Default workspace owner Sites API keys People",
     ]);
     await checked("home");
   });

@@ -83,7 +83,7 @@ describe("the dashboard's site pages", function () {
     });
     expect(created.status, created.text).to.equal(204);
     siteId = "bright-smiles";
-    expect(created.headers["hx-location"]).to.equal(inWs(`/dashboard/sites/${siteId}`));
+    expect(created.headers["hx-redirect"]).to.equal(inWs(`/dashboard/sites/${siteId}`));
     const row = await stored();
     expect(row.workspace_id).to.equal(workspaceId);
     const versions = await service.store.sites.listVersions(siteId, { limit: 5 });
@@ -118,8 +118,10 @@ describe("the dashboard's site pages", function () {
       additional_domains: "www.brightsmiles.example\nstaging.brightsmiles.example",
       lead_capture: "on",
     });
-    expect(saved.status, saved.text).to.equal(200);
-    expect(saved.text).to.contain("Saved as version 2.");
+    expect(saved.status, saved.text).to.equal(204);
+    expect(saved.headers["hx-redirect"]).to.equal(inWs(`/dashboard/sites/${siteId}`) + "&saved=2");
+    const redrawn = await page(saved.headers["hx-redirect"]!).expect(200);
+    expect(redrawn.text).to.contain("Saved as version 2.").and.contain("Speak warmly.");
     const view = await service.sites.get(dashboardPrincipal(workspaceId, "test"), siteId);
     expect(view.personality).to.equal("Speak warmly.");
     expect(view.additional_domains).to.deep.equal([
@@ -135,6 +137,25 @@ describe("the dashboard's site pages", function () {
     expect((await stored()).version).to.equal(2);
   });
 
+  it("refuses a save from a page drawn before another change, keeping that change", async () => {
+    const row = await stored();
+    const stale = await act(inWs(`/dashboard/sites/${siteId}/yaml`), {
+      yaml: `site_id: ${siteId}\nbusiness_name: Stale\nbusiness_description: ""\ndomain: brightsmiles.example\n`,
+      action: "save",
+      version: String(row.version - 1),
+    });
+    expect(stale.status).to.equal(409);
+    expect(stale.text).to.contain(`it is at version ${row.version} now`);
+    const settings = await act(inWs(`/dashboard/sites/${siteId}`), {
+      business_name: "Stale",
+      version: String(row.version - 1),
+    });
+    expect(settings.status).to.equal(409);
+    const after = await stored();
+    expect(after.version).to.equal(row.version);
+    expect(after.business_name).to.equal(row.business_name);
+  });
+
   it("saves an adapter and tests its connection against the real backend", async () => {
     const adapter = [
       "type: rest",
@@ -144,8 +165,8 @@ describe("the dashboard's site pages", function () {
       "  products: { source: /products/, searchable_fields: [name], display_fields: [name, price] }",
     ].join("\n");
     const saved = await act(inWs(`/dashboard/sites/${siteId}/adapter`), { adapter });
-    expect(saved.status, saved.text).to.equal(200);
-    expect(saved.text).to.contain("Saved as version 3.");
+    expect(saved.status, saved.text).to.equal(204);
+    expect(saved.headers["hx-redirect"]).to.match(/&saved=3$/);
     const tested = await act(inWs(`/dashboard/sites/${siteId}/adapter/test`));
     expect(tested.status).to.equal(200);
     expect(tested.text).to.contain("Connection works.").and.contain("connection: ok");
@@ -196,7 +217,7 @@ describe("the dashboard's site pages", function () {
     expect(decode(changes.text)).to.contain('~ personality: "" → "Speak warmly."');
     const restored = await act(inWs(`/dashboard/sites/${siteId}/versions/1/restore`));
     expect(restored.status).to.equal(204);
-    expect(restored.headers["hx-location"]).to.contain(`/dashboard/sites/${siteId}/versions`);
+    expect(restored.headers["hx-redirect"]).to.contain(`/dashboard/sites/${siteId}/versions`);
     const row = await stored();
     expect(row.version).to.equal(4);
     const view = await service.sites.get(dashboardPrincipal(workspaceId, "test"), siteId);
@@ -235,7 +256,7 @@ describe("the dashboard's site pages", function () {
       yaml: renamed,
       action: "save",
     });
-    expect(saved.text).to.contain("Saved as version 5.");
+    expect(saved.headers["hx-redirect"]).to.match(/&saved=5$/);
     expect((await stored()).business_name).to.equal("Brighter Smiles");
     const other = await act(inWs(`/dashboard/sites/${siteId}/yaml`), {
       yaml: renamed.replace(`site_id: ${siteId}`, "site_id: another-site"),

@@ -4,14 +4,20 @@
  * change goes through the same SiteService as the API, so it is checked by the same rules and
  * answered with the same messages `sitevoice validate` prints, each beside its field.
  */
-import { Router, type Response } from "express";
+import { Router } from "express";
 import { knownAdapterTypes } from "../../sites/adapter-types.ts";
 import type { SiteView } from "../../sites/site-service.ts";
 import { BUTTON_CHOICES, siteFormFields, siteFromForm } from "./site-form.ts";
 import { stringify } from "yaml";
-import { siteFile, siteToolPages, type SiteToolParts } from "./site-tool-pages.ts";
+import {
+  assertUnchanged,
+  savedPage,
+  siteFile,
+  siteToolPages,
+  type SiteToolParts,
+} from "./site-tool-pages.ts";
 import type { Renderer } from "./render.ts";
-import { inWorkspace, localsOf } from "./workspace-context.ts";
+import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
 
 /** Sites the list shows at once; more come page by page. */
 const SITES_PER_PAGE = 50;
@@ -50,6 +56,7 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
       form: siteFormFields(site),
       ...BUTTON_CHOICES,
       industries: parts.rules.industries(),
+      saved: /^\d{1,9}$/.test(String(req.query.saved)) ? req.query.saved : undefined,
       snippet: embedSnippet(parts.settings.publicBaseUrl, site),
       adapterYaml: site.adapter === undefined ? "" : yamlOf(site.adapter),
       adapterTypes: knownAdapterTypes(parts.plugins),
@@ -61,11 +68,9 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
     const { principal } = localsOf(res);
     const siteId = req.params.id as string;
     const current = await sites.get(principal, siteId);
+    assertUnchanged(req, current);
     const changes = siteFromForm(req.body as Record<string, unknown>, { current });
-    const site = await sites.patch(principal, siteId, changes, "dashboard");
-    const saved =
-      site.version === current.version ? "Nothing changed." : `Saved as version ${site.version}.`;
-    render.fragment(res, "saved", { message: saved });
+    savedPage(render, res, current, await sites.patch(principal, siteId, changes, "dashboard"));
   });
 
   router.use(siteToolPages(parts, render));
@@ -78,12 +83,6 @@ const yamlOf = (value: unknown) => stringify(value, { lineWidth: 0 });
 function afterCursor(value: string) {
   const match = /^(\d{1,15})\.([a-z0-9][a-z0-9_-]{2,62})$/.exec(value);
   return match === null ? undefined : { created_at: Number(match[1]), site_id: match[2]! };
-}
-
-/** After a change that makes a new page: htmx follows HX-Location, a plain form the 303. */
-function toPage(res: Response, url: string): void {
-  if (res.req.get("hx-request") === "true") res.set("HX-Location", url).status(204).end();
-  else res.redirect(303, url);
 }
 
 /** The script tag a site's pages carry, served from this installation. */

