@@ -190,7 +190,7 @@ describe("the dashboard's first pages in a browser", function () {
     await invited.getByRole("button", { name: "Accept the invitation" }).click();
     await invited.waitForURL(`${service.url}/dashboard`);
     expect(await invited.locator(".workspaces li").allInnerTexts()).to.deep.equal([
-      "Default workspace member API keys People",
+      "Default workspace member Sites API keys People",
     ]);
     await invited.getByRole("link", { name: "People" }).click();
     await invited.waitForURL(/\/dashboard\/members/);

@@ -23,7 +23,9 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import { startReceiver, type Receiver } from "./helpers/webhook-receiver.ts";
+import { visit } from "./helpers/dashboard-usage.ts";
+import { startReceiver, type Received, type Receiver } from "./helpers/webhook-receiver.ts";
+import { newSession, signedPost } from "./helpers/widget-session.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 const EMAIL = `owner-${crypto.randomBytes(3).toString("hex")}@brightsmiles.example`;
@@ -41,6 +43,7 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
   let page: Page;
   let workspaceId: string;
   const requested: string[] = [];
+  const pageErrors: string[] = [];
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-scenario-"));
 
   /** The page passes axe-core; its screenshot is kept as `name`.png. */
@@ -59,15 +62,15 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     database = (await createTestDatabase(sqlite))!;
     service = await startTestService(database.url, {
       SITEVOICE_SIGNUP: "open",
-      SITEVOICE_OUTBOUND_ALLOW: `127.0.0.1:${backend.port},127.0.0.1:${receiver.port}`,
+      // The REST backend and the webhook receiver are local servers of this test.
+      SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
     });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
     page = await context.newPage();
     page.on("request", (req) => requested.push(req.url()));
-    page.on("console", (m) => console.log("CONSOLE", m.text()));
-    page.on("pageerror", (e) => console.log("PAGEERROR", e.message));
+    page.on("pageerror", (error) => pageErrors.push(error.message));
   });
   after(async () => {
     await browser?.close();
@@ -161,10 +164,103 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     expect(res.body.data.adapter.type).to.equal("rest");
   });
 
-  it("made no request to another origin", () => {
+  it("adds a webhook, sees its secret once, and sends a test event to a local receiver", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.waitForURL(/\/dashboard\/webhooks\?/);
+    await page.getByLabel("URL").fill(`${receiver.url}/hooks`);
+    for (const type of ["lead.captured", "lead.updated"]) {
+      await page.locator(`input[name="events"][value="${type}"]`).check();
+    }
+    await page.getByRole("button", { name: "Add the endpoint" }).click();
+    const secret = await page.locator(".shown output").innerText();
+    expect(secret).to.match(/^whsec_/);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await receiver.waitFor(1, 15_000);
+    const [test] = receiver.received;
+    expect(JSON.parse(test!.body).type).to.equal("webhook.test");
+    expect(signatureValid(test!, secret)).to.equal(true);
+    await checked("webhooks");
+    await page.reload();
+    expect(await page.content()).to.not.contain(secret);
+  });
+
+  it("sees a lead captured on the site and changes its status", async () => {
+    const session = await newSession(service, {
+      siteId: SITE_ID,
+      workspaceId,
+      origin: "https://brightsmiles.example",
+    });
+    const lead = await signedPost(service, session, "/leads", {
+      name: "Maria Lopez",
+      email: "maria.lopez@example.com",
+      message: "A cleaning next week, please.",
+    });
+    expect(lead.status, JSON.stringify(lead.body)).to.equal(201);
+    await page.getByRole("link", { name: "Leads" }).click();
+    await page.waitForURL(/\/dashboard\/leads\?/);
+    const row = page.locator("tr", { hasText: "maria.lopez@example.com" });
+    expect(await row.locator(".lead-status").innerText()).to.equal("new");
+    await row.getByRole("combobox").selectOption("contacted");
+    await row.getByRole("button", { name: "Change" }).click();
+    await page.getByText("Now contacted.").waitFor();
+    const stored = await service.store.leads.get(lead.body.data.lead_id);
+    expect(stored?.status).to.equal("contacted");
+    await receiver.waitFor(3, 15_000);
+    const types = receiver.payloads().map((p) => p.type);
+    expect(types).to.include.members(["lead.captured", "lead.updated"]);
+    await checked("leads");
+  });
+
+  it("draws the usage chart from events written here", async () => {
+    const site = { siteId: SITE_ID, workspaceId, origin: "https://brightsmiles.example", key: "" };
+    await visit(service, site, {
+      agoMs: 3 * 60_000,
+      functions: ["search_database"],
+      costCents: 12,
+    });
+    await visit(service, site, {
+      agoMs: 2 * 60_000,
+      functions: ["search_database", "submit_lead"],
+    });
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.waitForURL(/\/dashboard\/usage\?/);
+    await page.locator(".usage-plot canvas").first().waitFor();
+    expect(await page.locator('[data-total="sessions"]').innerText()).to.equal("2");
+    const functions = await page.locator(".usage-functions tbody tr").allInnerTexts();
+    expect(functions[0]).to.match(/search_database\s+2/);
+    await checked("usage");
+  });
+
+  it("shows the versions, and the visitor-data requests page", async () => {
+    await open(`/dashboard/sites/${SITE_ID}/versions?workspace_id=${workspaceId}`);
+    expect(await page.locator(".versions > li").count()).to.equal(2);
+    await page.getByRole("button", { name: "Show the changes of version 2" }).click();
+    await page.locator("#changes-2 pre").waitFor();
+    expect(await page.locator("#changes-2 pre").innerText()).to.contain(
+      '+ adapter: {"type":"rest"',
+    );
+    await checked("versions");
+    await page.getByRole("link", { name: "Visitor data" }).click();
+    await page.waitForURL(/\/dashboard\/visitor-data\?/);
+    await checked("visitor-data");
+  });
+
+  it("made no request to another origin, and no page had a script error", () => {
+    expect(pageErrors).to.deep.equal([]);
     const origin = new URL(service.url).origin;
     const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`));
     expect(elsewhere).to.deep.equal([]);
     expect(requested.length).to.be.greaterThan(10);
   });
 });
+
+/** Whether a delivery carries a Standard Webhooks signature of its body under `secret`. */
+function signatureValid(received: Received, secret: string): boolean {
+  const { headers, body } = received;
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  const signed = `${String(headers["webhook-id"])}.${String(headers["webhook-timestamp"])}.${body}`;
+  const expected = `v1,${crypto.createHmac("sha256", key).update(signed).digest("base64")}`;
+  return String(headers["webhook-signature"] ?? "")
+    .split(" ")
+    .includes(expected);
+}

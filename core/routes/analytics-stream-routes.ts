@@ -122,10 +122,13 @@ export function analyticsStreamRoutes(
   return router;
 }
 
-/** A sink writing to `res`, cutting its client off once it leaves too much unread. */
-function responseSink(
+/**
+ * A sink writing to `res`, cutting its client off once it leaves too much unread; a catch-up waits
+ * `drainWaitMs` at most for a page. The API's stream and the dashboard's live tail both use it.
+ */
+export function responseSink(
   res: Response,
-  limits: StreamLimits,
+  limits: Pick<StreamLimits, "maxUnreadBytes" | "drainWaitMs">,
   /** Writes the event; false when the connection has closed. */
   push: (event: UsageEvent) => boolean,
 ): StreamSink {

@@ -28,11 +28,11 @@ export type DashboardParts = SitePagesParts &
   LeadPagesParts &
   UsagePagesParts &
   VisitorDataPagesParts & {
-  accounts: AccountService;
-  keys: ApiKeyService;
-  store: Store;
-  settings: CookieSettings & { signup: "open" | "invite" };
-};
+    accounts: AccountService;
+    keys: ApiKeyService;
+    store: Store;
+    settings: CookieSettings & { signup: "open" | "invite" };
+  };
 
 export function dashboardRoutes(parts: DashboardParts): Router {
   const router = Router();

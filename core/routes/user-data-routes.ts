@@ -118,7 +118,7 @@ export function userDataRoutes(
   return router;
 }
 
-function lookupContact(
+export function lookupContact(
   email: string | undefined,
   phone: string | undefined,
 ): { email: string } | { phone: string } {

@@ -1,0 +1,68 @@
+/**
+ * What the dashboard's leads and visitor-data tests start from: a signed-up member's cookie and
+ * workspace, sites with lead capture on, and leads left through the widget by visitors of their
+ * own (a session signed as a browser signs), with each visitor's fingerprint.
+ */
+import crypto from "node:crypto";
+import { expect } from "chai";
+import request from "supertest";
+import { operatorPrincipal } from "../../core/auth/principal.ts";
+import { cookieOf } from "./session-cookie.ts";
+import type { TestService } from "./test-service.ts";
+import { signedPost } from "./widget-session.ts";
+
+/** Signs up through the API: the session cookie and the new workspace's id. */
+export async function signUp(service: TestService, workspaceName = "Acme") {
+  const signup = await request(service.server)
+    .post("/v1/auth/signup")
+    .send({
+      email: `m${crypto.randomBytes(4).toString("hex")}@acme.example`,
+      password: "correct horse battery",
+      workspace_name: workspaceName,
+    })
+    .expect(201);
+  return { cookie: cookieOf(signup), workspaceId: signup.body.data.workspace.id as string };
+}
+
+/** A new site named `name` (id `<name>-<random>`) with lead capture on, made as the operator. */
+export async function newSite(service: TestService, workspaceId: string, name: string) {
+  const siteId = `${name.toLowerCase()}-${crypto.randomBytes(3).toString("hex")}`;
+  await service.sites.create(operatorPrincipal(workspaceId, "test"), {
+    site_id: siteId,
+    business_name: name,
+    business_description: "",
+    domain: `${siteId}.example`,
+    lead_capture: { enabled: true, fields: ["name", "email", "phone"] },
+  });
+  return siteId;
+}
+
+/** A lead left through the widget by a new visitor: its id and the visitor's fingerprint. */
+export async function captureLead(
+  service: TestService,
+  workspaceId: string,
+  siteId: string,
+  lead: Record<string, string>,
+): Promise<{ id: string; fingerprint: string }> {
+  const visitor = { ip: `203.0.113.${crypto.randomInt(1, 255)}`, userAgent: crypto.randomUUID() };
+  const { session, signingSecret } = await service.sessions.create(
+    { site_id: siteId, workspace_id: workspaceId },
+    visitor,
+  );
+  const res = await signedPost(
+    service,
+    {
+      siteId,
+      origin: `https://${siteId}.example`,
+      session_id: session.id,
+      signing_secret: signingSecret,
+    },
+    "/leads",
+    lead,
+  );
+  expect(res.status, res.text).to.equal(201);
+  return {
+    id: res.body.data.lead_id as string,
+    fingerprint: service.sessions.fingerprint(visitor),
+  };
+}
