@@ -15,12 +15,13 @@
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { createSession } from "better-sse";
-import { Router, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { AnalyticsService } from "../analytics/analytics-service.ts";
 import type { StreamSink } from "../analytics/stream-subscriber.ts";
 import type { UsageStream } from "../analytics/usage-stream.ts";
 import { assertScope } from "../auth/authorize.ts";
+import type { Principal } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
 import type { UsageEvent } from "../events/event-bus.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
@@ -62,64 +63,89 @@ export function analyticsStreamRoutes(
 
   router.get("/v1/:siteId/analytics/stream", requireKey("analytics:read"), async (req, res) => {
     queryParams(req, [], errors.invalidParams);
-    if (req.accepts(["application/json", "text/event-stream"]) !== "text/event-stream") {
-      throw errors.notAcceptable("The stream answers Accept: text/event-stream only", {
-        accept: req.get("accept") ?? null,
-      });
-    }
-    const lastEventId = req.get("last-event-id");
-    if (lastEventId !== undefined && !isId("evt", lastEventId)) {
-      throw errors.invalidParams("Last-Event-ID must be the id of an event this stream sent", {
-        field: "Last-Event-ID",
-      });
-    }
-    const siteId = req.params.siteId as string;
     const principal = principalOf(req);
-    await parts.analytics.checkAccess(principal, siteId);
-    if (parts.usageStream.count(siteId) >= limits.perSite) {
-      throw errors.rateLimited(30, { limit: limits.perSite, open_streams: limits.perSite });
-    }
-
-    if (!parts.usageStream.accepting) {
-      throw errors.serviceUnavailable("The service is shutting down; reconnect");
-    }
-    const session = await createSession(req, res, {
-      keepAlive: limits.heartbeatMs,
-      retry: RETRY_MS,
-      // The replay reads Last-Event-ID itself, checked above.
-      trustClientEventId: false,
-    });
-    const sink = responseSink(res, limits, (event) => {
-      if (!session.isConnected) return false;
-      session.push(event, "usage_event", event.id);
-      return true;
-    });
-    const watch = new AbortController();
-    res.once("close", () => watch.abort());
-    let unsubscribe: (() => void) | undefined;
-    try {
-      unsubscribe = await parts.usageStream.subscribe(siteId, sink, lastEventId);
-      const authorization = req.get("authorization");
-      for (;;) {
-        await delay(limits.heartbeatMs, undefined, { signal: watch.signal });
+    const authorization = req.get("authorization");
+    await serveUsageStream(req, res, parts, limits, {
+      principal,
+      siteId: req.params.siteId as string,
+      async stillAllowed() {
         const again = await parts.keys.authenticate(authorization);
         assertScope(again, "analytics:read");
-        await parts.analytics.checkAccess(again, siteId);
-      }
-    } catch (error) {
-      if (!watch.signal.aborted) {
-        parts.logger.info(
-          { err: error, siteId },
-          "stream ended: its key may no longer read the site",
-        );
-        res.end();
-      }
-    } finally {
-      unsubscribe?.();
-    }
+        await parts.analytics.checkAccess(again, req.params.siteId as string);
+      },
+      endedWhy: "stream ended: its key may no longer read the site",
+    });
   });
 
   return router;
+}
+
+/**
+ * The usage stream of a site on `res`, for the API's key and the dashboard's cookie alike: Accept
+ * and Last-Event-ID checked, access checked, at most `perSite` open streams a site (429), none
+ * while shutting down (503); then events as SSE (replayed after Last-Event-ID), a heartbeat every
+ * `heartbeatMs`, at each of which `stillAllowed` must pass or the stream ends.
+ */
+export async function serveUsageStream(
+  req: Request,
+  res: Response,
+  parts: { analytics: AnalyticsService; usageStream: UsageStream; logger: Logger },
+  limits: StreamLimits,
+  access: {
+    principal: Principal;
+    siteId: string;
+    stillAllowed: () => Promise<void>;
+    /** Logged when `stillAllowed` ends the stream. */
+    endedWhy: string;
+  },
+): Promise<void> {
+  const { siteId } = access;
+  if (req.accepts(["application/json", "text/event-stream"]) !== "text/event-stream") {
+    throw errors.notAcceptable("The stream answers Accept: text/event-stream only", {
+      accept: req.get("accept") ?? null,
+    });
+  }
+  const lastEventId = req.get("last-event-id");
+  if (lastEventId !== undefined && !isId("evt", lastEventId)) {
+    throw errors.invalidParams("Last-Event-ID must be the id of an event this stream sent", {
+      field: "Last-Event-ID",
+    });
+  }
+  await parts.analytics.checkAccess(access.principal, siteId);
+  if (parts.usageStream.count(siteId) >= limits.perSite) {
+    throw errors.rateLimited(30, { limit: limits.perSite, open_streams: limits.perSite });
+  }
+  if (!parts.usageStream.accepting) {
+    throw errors.serviceUnavailable("The service is shutting down; reconnect");
+  }
+  const session = await createSession(req, res, {
+    keepAlive: limits.heartbeatMs,
+    retry: RETRY_MS,
+    // The replay reads Last-Event-ID itself, checked above.
+    trustClientEventId: false,
+  });
+  const sink = responseSink(res, limits, (event) => {
+    if (!session.isConnected) return false;
+    session.push(event, "usage_event", event.id);
+    return true;
+  });
+  const watch = new AbortController();
+  res.once("close", () => watch.abort());
+  let unsubscribe: (() => void) | undefined;
+  try {
+    unsubscribe = await parts.usageStream.subscribe(siteId, sink, lastEventId);
+    for (;;) {
+      await delay(limits.heartbeatMs, undefined, { signal: watch.signal });
+      await access.stillAllowed();
+    }
+  } catch (error) {
+    if (!watch.signal.aborted) {
+      parts.logger.info({ err: error, siteId }, access.endedWhy);
+      res.end();
+    }
+  } finally {
+    unsubscribe?.();
+  }
 }
 
 /**

@@ -7,8 +7,6 @@
  * The page draws its errors as HTML; the data and the stream, read by a script, answer in the
  * envelope (401 without a session, 404 for a workspace or site not the member's), never a redirect.
  */
-import { setTimeout as delay } from "node:timers/promises";
-import { createSession } from "better-sse";
 import { parse } from "cookie";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
@@ -24,8 +22,7 @@ import { queryParams } from "../../http/query-params.ts";
 import { consumeLimit } from "../../http/rate-limit-headers.ts";
 import type { RateLimiterFactory } from "../../limits/rate-limiter.ts";
 import type { SiteService } from "../../sites/site-service.ts";
-import { isId } from "../../store/ids.ts";
-import { responseSink, STREAM_LIMITS } from "../analytics-stream-routes.ts";
+import { serveUsageStream, STREAM_LIMITS } from "../analytics-stream-routes.ts";
 import type { Renderer } from "./render.ts";
 import { usageView } from "./usage-view.ts";
 import { inWorkspace, localsOf, type WorkspaceLocals } from "./workspace-context.ts";
@@ -56,7 +53,6 @@ const USAGE_READS = { name: "dashboard-usage", points: 300, durationSeconds: 60 
 /** Sites the selector offers at most (the one shown is always among them). */
 const SITES_LISTED = 200;
 /** What a browser's EventSource is told to wait before reconnecting, as the API's stream. */
-const RETRY_MS = 2_000;
 const PARAMS = ["workspace_id", "site_id", "range"] as const;
 
 export function usagePages(parts: UsagePagesParts, render: Renderer): Router {
@@ -121,58 +117,18 @@ export function usagePages(parts: UsagePagesParts, render: Renderer): Router {
       const siteId = siteOf(
         queryParams(req, ["workspace_id", "site_id"], errors.invalidParams).site_id,
       );
-      if (req.accepts(["application/json", "text/event-stream"]) !== "text/event-stream") {
-        throw errors.notAcceptable("The stream answers Accept: text/event-stream only", {
-          accept: req.get("accept") ?? null,
-        });
-      }
-      const lastEventId = req.get("last-event-id");
-      if (lastEventId !== undefined && !isId("evt", lastEventId)) {
-        throw errors.invalidParams("Last-Event-ID must be the id of an event this stream sent", {
-          field: "Last-Event-ID",
-        });
-      }
-      await parts.analytics.checkAccess(principal, siteId);
-      if (parts.usageStream.count(siteId) >= STREAM_LIMITS.perSite) {
-        throw errors.rateLimited(30, {
-          limit: STREAM_LIMITS.perSite,
-          open_streams: STREAM_LIMITS.perSite,
-        });
-      }
-      if (!parts.usageStream.accepting) {
-        throw errors.serviceUnavailable("The service is shutting down; reconnect");
-      }
-      const heartbeatMs = parts.settings.stream.heartbeatMs;
-      const session = await createSession(req, res, {
-        keepAlive: heartbeatMs,
-        retry: RETRY_MS,
-        trustClientEventId: false, // the replay reads Last-Event-ID itself, checked above
-      });
-      const sink = responseSink(res, STREAM_LIMITS, (event) => {
-        if (!session.isConnected) return false;
-        session.push(event, "usage_event", event.id);
-        return true;
-      });
-      const watch = new AbortController();
-      res.once("close", () => watch.abort());
-      let unsubscribe: (() => void) | undefined;
-      try {
-        unsubscribe = await parts.usageStream.subscribe(siteId, sink, lastEventId);
-        for (;;) {
-          await delay(heartbeatMs, undefined, { signal: watch.signal });
-          await stillAllowed(req, workspace.id, siteId);
-        }
-      } catch (error) {
-        if (!watch.signal.aborted) {
-          parts.logger.info(
-            { err: error, siteId },
-            "dashboard stream ended: its session may no longer read the site",
-          );
-          res.end();
-        }
-      } finally {
-        unsubscribe?.();
-      }
+      await serveUsageStream(
+        req,
+        res,
+        parts,
+        { ...STREAM_LIMITS, heartbeatMs: parts.settings.stream.heartbeatMs },
+        {
+          principal,
+          siteId,
+          stillAllowed: () => stillAllowed(req, workspace.id, siteId),
+          endedWhy: "dashboard stream ended: its session may no longer read the site",
+        },
+      );
     }),
   );
 
