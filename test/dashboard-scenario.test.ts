@@ -14,6 +14,7 @@ import path from "node:path";
 import { expect } from "chai";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import request from "supertest";
+import { dashboardPrincipal } from "../core/auth/principal.ts";
 import { accessibilityProblems } from "./helpers/axe.ts";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
@@ -182,6 +183,14 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     await checked("webhooks");
     await page.reload();
     expect(await page.content()).to.not.contain(secret);
+    // The delivery log as a page of its own.
+    const listed = await service.webhooks.list(dashboardPrincipal(workspaceId, "test"), {
+      limit: 5,
+    });
+    const endpoint = listed.items[0];
+    await open(`/dashboard/webhooks/${endpoint!.id}/deliveries?workspace_id=${workspaceId}`);
+    expect(await page.locator("main").innerText()).to.contain("webhook.test");
+    await checked("webhook-log");
   });
 
   it("sees a lead captured on the site and changes its status", async () => {
@@ -243,6 +252,10 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     await page.getByRole("link", { name: "Visitor data" }).click();
     await page.waitForURL(/\/dashboard\/visitor-data\?/);
     await checked("visitor-data");
+    // A page asked for what is not there says so, in a page of its own.
+    await open(`/dashboard/sites/no-such-site?workspace_id=${workspaceId}`);
+    expect(await page.locator("main [role=alert]").innerText()).to.contain("no-such-site");
+    await checked("not-found");
   });
 
   it("made no request to another origin, and no page had a script error", () => {
