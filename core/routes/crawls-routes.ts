@@ -11,13 +11,7 @@ import { queryParams } from "../http/query-params.ts";
 import { consumeLimit } from "../http/rate-limit-headers.ts";
 import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
 import type { CrawlService } from "../intelligence/crawl-service.ts";
-import type { CrawlCursor } from "../store/repos/crawls-repo.ts";
-
-const isCrawlCursor = (value: unknown): value is CrawlCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as CrawlCursor).created_at === "number" &&
-  typeof (value as CrawlCursor).id === "string";
+import { isNewestKey } from "../store/newest-first.ts";
 
 /**
  * Refreshes a site asks for: each may start a crawl of up to the page cap, so a key cannot turn
@@ -46,7 +40,7 @@ export function crawlsRoutes(
     const query = queryParams(req, ["limit", "cursor"]);
     const page = await crawls.list(principalOf(req), req.params.id as string, {
       limit: parseLimit(query.limit),
-      after: decodeCursor(query.cursor, isCrawlCursor),
+      after: decodeCursor(query.cursor, isNewestKey),
     });
     sendData(req, res, page.items, {
       meta: { next_cursor: page.next === undefined ? null : encodeCursor(page.next) },

@@ -14,14 +14,12 @@ import type { ApiKeyService } from "../keys/api-key-service.ts";
 import type { Store } from "../store/store.ts";
 import { ASSET_TYPES, createRenderer, loadAssets } from "./dashboard/render.ts";
 import { dashboardErrors, inWorkspace, localsOf } from "./dashboard/workspace-context.ts";
+import { siteChoices } from "./dashboard/page-params.ts";
 import { leadPages, type LeadPagesParts } from "./dashboard/lead-pages.ts";
 import { sitePages, type SitePagesParts } from "./dashboard/site-pages.ts";
 import { usagePages, type UsagePagesParts } from "./dashboard/usage-pages.ts";
 import { visitorDataPages, type VisitorDataPagesParts } from "./dashboard/visitor-data-pages.ts";
 import { webhookPages, type WebhookPagesParts } from "./dashboard/webhook-pages.ts";
-
-/** Sites a key-limiting list offers at most; a workspace with more limits keys by the API. */
-const SITES_LISTED = 200;
 
 export type DashboardParts = SitePagesParts &
   WebhookPagesParts &
@@ -50,11 +48,10 @@ export function dashboardRoutes(parts: DashboardParts): Router {
   });
 
   router.get("/dashboard/keys", ...workspacePage, async (_req, res) => {
-    const { workspace } = localsOf(res);
-    const sites = await parts.store.sites.list(workspace.id, { limit: SITES_LISTED });
+    const { workspace, principal } = localsOf(res);
     render.page(res, "keys", `API keys of ${workspace.name}`, {
       scopes,
-      sites: sites.map((site) => ({ site_id: site.site_id, business_name: site.business_name })),
+      sites: (await siteChoices(parts.sites, principal)).choices,
       keys: [...(await parts.keys.list(workspace.id))].reverse(),
     });
   });

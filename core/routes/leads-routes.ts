@@ -7,10 +7,10 @@ import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors } from "../errors.ts";
+import { isNewestKey } from "../store/newest-first.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
 import { LEAD_STATUSES, type LeadChanges, type LeadService } from "../leads/lead-service.ts";
-import type { LeadCursor } from "../store/repos/leads-repo.ts";
 
 const LEAD_TOKEN = /^Bearer (lt_[A-Za-z0-9_-]{32})$/;
 
@@ -46,7 +46,7 @@ export function leadsRoutes(
     }
     const page = await parts.leads.list(principalOf(req), {
       limit: parseLimit(query.limit),
-      before: decodeCursor(query.cursor, isLeadCursor),
+      before: decodeCursor(query.cursor, isNewestKey),
       siteId: query.site_id,
       status,
     });
@@ -85,9 +85,3 @@ function leadChanges(body: unknown): LeadChanges {
   }
   return { status: status as string | undefined, notes: notes as string | null | undefined };
 }
-
-const isLeadCursor = (value: unknown): value is LeadCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as LeadCursor).created_at === "number" &&
-  typeof (value as LeadCursor).id === "string";

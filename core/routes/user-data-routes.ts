@@ -8,6 +8,7 @@
  */
 import { Router, type RequestHandler } from "express";
 import { errors } from "../errors.ts";
+import { isNewestKey } from "../store/newest-first.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
@@ -15,11 +16,7 @@ import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
 import { consumeLimit } from "../http/rate-limit-headers.ts";
 import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
-import type {
-  UserDataCursor,
-  UserDataKind,
-  UserDataStatus,
-} from "../store/repos/user-data-repo.ts";
+import type { UserDataKind, UserDataStatus } from "../store/repos/user-data-repo.ts";
 import type { UserDataRequest } from "../types/generated/user-data-request.ts";
 import type { UserDataService } from "../user-data/user-data-service.ts";
 import { validateBody } from "../validation/schema-validator.ts";
@@ -32,12 +29,6 @@ export const DOWNLOAD_LIMIT = { name: "user-data-downloads", points: 30, duratio
 const TYPES = ["export", "delete"] as const;
 const STATUSES = ["pending", "running", "done", "failed"] as const;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-const isCursor = (value: unknown): value is UserDataCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as UserDataCursor).created_at === "number" &&
-  typeof (value as UserDataCursor).id === "string";
 
 function oneOf<T extends string>(
   name: string,
@@ -76,7 +67,7 @@ export function userDataRoutes(
     const query = queryParams(req, ["site_id", "type", "status", "limit", "cursor"]);
     const page = await parts.userData.list(principalOf(req), {
       limit: parseLimit(query.limit),
-      before: decodeCursor(query.cursor, isCursor),
+      before: decodeCursor(query.cursor, isNewestKey),
       siteId: query.site_id,
       kind: oneOf("type", query.type, TYPES),
       status: oneOf<UserDataStatus>("status", query.status, STATUSES),

@@ -6,12 +6,13 @@
  */
 import { Router, type RequestHandler } from "express";
 import { errors } from "../errors.ts";
+import { isNewestKey } from "../store/newest-first.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody, noYamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
-import type { DeliveryCursor, DeliveryStatus } from "../store/repos/webhook-deliveries-repo.ts";
+import type { DeliveryStatus } from "../store/repos/webhook-deliveries-repo.ts";
 import type { WebhookDeliveryService } from "../webhooks/delivery-service.ts";
 
 const STATUSES: readonly DeliveryStatus[] = ["pending", "delivered", "abandoned"];
@@ -41,7 +42,7 @@ export function webhookDeliveriesRoutes(
     }
     const page = await service.list(principalOf(req), req.params.id as string, {
       limit: parseLimit(query.limit),
-      before: decodeCursor(query.cursor, isDeliveryCursor),
+      before: decodeCursor(query.cursor, isNewestKey),
       status: status as DeliveryStatus | undefined,
     });
     sendData(req, res, page.items, {
@@ -70,9 +71,3 @@ const bodiless: RequestHandler = (req, _res, next) => {
     (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0);
   next(empty ? undefined : errors.invalidRequest("This action takes no body", { field: "body" }));
 };
-
-const isDeliveryCursor = (value: unknown): value is DeliveryCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as DeliveryCursor).created_at === "number" &&
-  typeof (value as DeliveryCursor).id === "string";

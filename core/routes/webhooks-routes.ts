@@ -9,10 +9,8 @@ import { BODY_LIMIT_API, jsonBody, noYamlBody } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/pagination.ts";
 import { queryParams } from "../http/query-params.ts";
-import {
-  isWebhookEndpointCursor,
-  type WebhookEndpointService,
-} from "../webhooks/endpoint-service.ts";
+import { isNewestKey } from "../store/newest-first.ts";
+import { type WebhookEndpointService } from "../webhooks/endpoint-service.ts";
 
 /** Where the webhooks API is mounted: its routes are below it. */
 export const WEBHOOKS_PATH = "/v1/webhooks";
@@ -30,7 +28,7 @@ export function webhooksRoutes(
     const query = queryParams(req, ["limit", "cursor"]);
     const page = await webhooks.list(principalOf(req), {
       limit: parseLimit(query.limit),
-      before: decodeCursor(query.cursor, isWebhookEndpointCursor),
+      before: decodeCursor(query.cursor, isNewestKey),
     });
     sendData(req, res, page.items, {
       meta: { next_cursor: page.next === undefined ? null : encodeCursor(page.next) },

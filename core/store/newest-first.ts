@@ -9,6 +9,13 @@ export interface NewestKey {
   id: string;
 }
 
+/** A decoded cursor of such a list: its last row's `created_at` and `id`. */
+export const isNewestKey = (value: unknown): value is NewestKey =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as NewestKey).created_at === "number" &&
+  typeof (value as NewestKey).id === "string";
+
 /** `query` in that order, from after `before` when given; the caller adds the limit. */
 export function newestFirst<Q extends Knex.QueryBuilder>(query: Q, before?: NewestKey): Q {
   if (before !== undefined) {

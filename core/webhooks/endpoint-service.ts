@@ -33,12 +33,6 @@ export const DISABLED_BY_API = "disabled by the API";
 
 export type { WebhookEndpointCursor, WebhookEndpointView };
 
-export const isWebhookEndpointCursor = (value: unknown): value is WebhookEndpointCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as WebhookEndpointCursor).created_at === "number" &&
-  typeof (value as WebhookEndpointCursor).id === "string";
-
 export interface WebhookEndpointServiceParts {
   store: Store;
   ring: KeyRing;

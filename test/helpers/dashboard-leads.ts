@@ -5,24 +5,11 @@
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
-import request from "supertest";
 import { operatorPrincipal } from "../../core/auth/principal.ts";
-import { cookieOf } from "./session-cookie.ts";
 import type { TestService } from "./test-service.ts";
 import { signedPost } from "./widget-session.ts";
 
-/** Signs up through the API: the session cookie and the new workspace's id. */
-export async function signUp(service: TestService, workspaceName = "Acme") {
-  const signup = await request(service.server)
-    .post("/v1/auth/signup")
-    .send({
-      email: `m${crypto.randomBytes(4).toString("hex")}@acme.example`,
-      password: "correct horse battery",
-      workspace_name: workspaceName,
-    })
-    .expect(201);
-  return { cookie: cookieOf(signup), workspaceId: signup.body.data.workspace.id as string };
-}
+export { signUp } from "./session-cookie.ts";
 
 /** A new site named `name` (id `<name>-<random>`) with lead capture on, made as the operator. */
 export async function newSite(service: TestService, workspaceId: string, name: string) {

@@ -9,29 +9,15 @@ import { expect } from "chai";
 import request from "supertest";
 import type { UsageEvent } from "../../core/events/event-bus.ts";
 import { SessionService } from "../../core/widget/session-service.ts";
-import { cookieOf } from "./session-cookie.ts";
+import type { Member } from "./session-cookie.ts";
 import type { TestService } from "./test-service.ts";
 import { signedPost, type WidgetSession } from "./widget-session.ts";
 
-export const PASSWORD = "correct horse battery";
 const SAME = { "Sec-Fetch-Site": "same-origin" };
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
 
-export interface Member {
-  email: string;
-  cookie: string;
-  workspaceId: string;
-}
-
-export async function signUp(service: TestService, workspaceName: string): Promise<Member> {
-  const email = `u${crypto.randomBytes(4).toString("hex")}@usage.example`;
-  const res = await request(service.server)
-    .post("/v1/auth/signup")
-    .send({ email, password: PASSWORD, workspace_name: workspaceName })
-    .expect(201);
-  return { email, cookie: cookieOf(res), workspaceId: res.body.data.workspace.id as string };
-}
+export { PASSWORD, signUp, type Member } from "./session-cookie.ts";
 
 export interface UsageSite extends Pick<WidgetSession, "siteId" | "workspaceId" | "origin"> {
   /** A key of the site's workspace (made with the member's cookie), to read it through the API. */

@@ -4,14 +4,15 @@
  * the API's `PATCH /v1/public/leads/:id` uses, acting as the dashboard principal, so it is checked
  * the same way (another workspace's lead is 404) and announced as `lead.updated` the same way.
  */
-import { Router, type Request, type Response } from "express";
+import { Router, type Response } from "express";
 import { errors, isServiceError } from "../../errors.ts";
+import { isNewestKey } from "../../store/newest-first.ts";
 import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { LEAD_STATUSES, type LeadService } from "../../leads/lead-service.ts";
 import type { LeadView } from "../../leads/lead-view.ts";
 import type { Principal } from "../../auth/principal.ts";
 import type { SiteService } from "../../sites/site-service.ts";
-import type { LeadCursor } from "../../store/repos/leads-repo.ts";
+import { oneOf, siteChoices, textParam } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf } from "./workspace-context.ts";
 
@@ -19,52 +20,10 @@ export type LeadPagesParts = { leads: LeadService; sites: SiteService };
 
 /** Leads the list shows at once; older ones come page by page. */
 const LEADS_PER_PAGE = 50;
-/** Sites a filter offers at most (the keys page's bound too). */
-const SITES_LISTED = 200;
 /** Characters of a lead's message the list shows. */
 const EXCERPT_CHARS = 120;
 /** Where a failed action's message goes: the answer area inside the form that asked. */
 const ERROR_IN_FORM = { "HX-Retarget": "find .answer", "HX-Reswap": "innerHTML" };
-
-/**
- * A text query parameter of a dashboard page: undefined when absent or empty (a filter form sends
- * its "any" choice empty), 400 naming it when given twice or as anything but text.
- */
-export function textParam(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined || value === "") return undefined;
-  if (typeof value !== "string" || value.length > 1000) {
-    throw errors.invalidRequest(`${name} must be given once, as text`, { field: name });
-  }
-  return value;
-}
-
-/** `value` when it is one of `allowed`, else 400 naming the field and the choices. */
-export function oneOf<T extends string>(
-  field: string,
-  value: unknown,
-  allowed: readonly T[],
-): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly unknown[]).includes(value)) {
-    throw errors.invalidRequest(`${field} must be one of ${allowed.join(", ")}`, { field });
-  }
-  return value as T;
-}
-
-/** The workspace's sites as the filters offer them, and their names by id. */
-export async function siteChoices(sites: SiteService, principal: Principal) {
-  const page = await sites.list(principal, { limit: SITES_LISTED });
-  const choices = page.items.map((s) => ({ site_id: s.site_id, business_name: s.business_name }));
-  return { choices, names: new Map(choices.map((s) => [s.site_id, s.business_name])) };
-}
-
-/** A keyset cursor, as the dashboard's links carry it (the API's encoding). */
-export const isCursor = (value: unknown): value is LeadCursor =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as LeadCursor).created_at === "number" &&
-  typeof (value as LeadCursor).id === "string";
 
 /** What a row of the list shows of a lead. */
 function leadRow(lead: LeadView, siteName: string | undefined, workspaceId: string) {
@@ -90,7 +49,7 @@ export function leadPages(parts: LeadPagesParts, render: Renderer): Router {
       status: oneOf("status", textParam(req, "status"), LEAD_STATUSES),
     };
     const cursor = textParam(req, "cursor");
-    const before = decodeCursor(cursor, isCursor);
+    const before = decodeCursor(cursor, isNewestKey);
     const [{ choices, names }, page] = await Promise.all([
       siteChoices(sites, principal),
       leads.list(principal, {

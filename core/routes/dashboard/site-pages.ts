@@ -6,7 +6,8 @@
  */
 import { Router } from "express";
 import { knownAdapterTypes } from "../../sites/adapter-types.ts";
-import type { SiteView } from "../../sites/site-service.ts";
+import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
+import { isSiteCursor, type SiteView } from "../../sites/site-service.ts";
 import { BUTTON_CHOICES, siteFormFields, siteFromForm } from "./site-form.ts";
 import { stringify } from "yaml";
 import {
@@ -16,6 +17,7 @@ import {
   siteToolPages,
   type SiteToolParts,
 } from "./site-tool-pages.ts";
+import { textParam } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
 
@@ -32,11 +34,11 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
 
   router.get("/sites", inWorkspace, async (req, res) => {
     const { workspace, principal } = localsOf(res);
-    const after = typeof req.query.after === "string" ? afterCursor(req.query.after) : undefined;
+    const after = decodeCursor(textParam(req, "cursor"), isSiteCursor);
     const page = await sites.list(principal, { limit: SITES_PER_PAGE, after });
     render.page(res, "sites", `Sites of ${workspace.name}`, {
       sites: page.items,
-      next: page.next === undefined ? undefined : `${page.next.created_at}.${page.next.site_id}`,
+      next: page.next === undefined ? undefined : encodeCursor(page.next),
       industries: parts.rules.industries(),
     });
   });
@@ -78,12 +80,6 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
 }
 
 const yamlOf = (value: unknown) => stringify(value, { lineWidth: 0 });
-
-/** The list's cursor as its links carry it: `<created_at ms>.<site_id>`. */
-function afterCursor(value: string) {
-  const match = /^(\d{1,15})\.([a-z0-9][a-z0-9_-]{2,62})$/.exec(value);
-  return match === null ? undefined : { created_at: Number(match[1]), site_id: match[2]! };
-}
 
 /** The script tag a site's pages carry, served from this installation. */
 export function embedSnippet(publicBaseUrl: string, site: Pick<SiteView, "site_id">): string {

@@ -7,7 +7,7 @@
  */
 import { Router, type Request, type Response } from "express";
 import { parse as parseYaml } from "yaml";
-import { errors } from "../../errors.ts";
+import { errors, isServiceError } from "../../errors.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
 import type { CrawlService } from "../../intelligence/crawl-service.ts";
 import { consumeLimit } from "../../http/rate-limit-headers.ts";
@@ -17,6 +17,7 @@ import { diffSites } from "../../sites/site-diff.ts";
 import type { SiteRules } from "../../sites/site-rules.ts";
 import type { SiteService, SiteView } from "../../sites/site-service.ts";
 import { formatChange } from "../../sites/sync/sync-command.ts";
+import { MAX_SITE_FILE_BYTES } from "../../sites/yaml/site-file.ts";
 import { checkSiteText } from "../../sites/yaml/validate-sites.ts";
 import { REFRESH_LIMIT } from "../crawls-routes.ts";
 import type { Renderer } from "./render.ts";
@@ -35,7 +36,7 @@ const CRAWLS_SHOWN = 5;
 /** Versions the versions page shows at once. */
 const VERSIONS_PER_PAGE = 50;
 /** The longest YAML the editors take: a site file's own limit. */
-const MAX_YAML_CHARS = 256 * 1024;
+const MAX_YAML_CHARS = MAX_SITE_FILE_BYTES;
 
 /** A site's config without the fields the service sets, as a site file holds it. */
 export function siteFile(site: SiteView): Record<string, unknown> {
@@ -129,7 +130,7 @@ export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
       ok = code === 0;
     } catch (error) {
       // No adapter, no plugin of its type, a config its plugin refuses: said as the CLI says it.
-      if (!(error as { code?: unknown }).code) throw error;
+      if (!isServiceError(error)) throw error;
       lines.push(`connection: FAILED: ${(error as Error).message}`);
     }
     render.fragment(res, "adapter-test", { ok, output: lines.join("\n") });

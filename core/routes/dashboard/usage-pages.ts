@@ -23,6 +23,7 @@ import { consumeLimit } from "../../http/rate-limit-headers.ts";
 import type { RateLimiterFactory } from "../../limits/rate-limiter.ts";
 import type { SiteService } from "../../sites/site-service.ts";
 import { serveUsageStream, STREAM_LIMITS } from "../analytics-stream-routes.ts";
+import { siteChoices } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { usageView } from "./usage-view.ts";
 import { inWorkspace, localsOf, type WorkspaceLocals } from "./workspace-context.ts";
@@ -50,8 +51,6 @@ const DEFAULT_RANGE: UsageRange = "7d";
 
 /** Summaries a member may read a minute, page and data together (a year's costs the most). */
 const USAGE_READS = { name: "dashboard-usage", points: 300, durationSeconds: 60 };
-/** Sites the selector offers at most (the one shown is always among them). */
-const SITES_LISTED = 200;
 /** What a browser's EventSource is told to wait before reconnecting, as the API's stream. */
 const PARAMS = ["workspace_id", "site_id", "range"] as const;
 
@@ -70,9 +69,7 @@ export function usagePages(parts: UsagePagesParts, render: Renderer): Router {
     const query = queryParams(req, PARAMS, errors.invalidParams);
     const { principal } = localsOf(res);
     const range = rangeOf(query.range);
-    const sites = (await parts.sites.list(principal, { limit: SITES_LISTED })).items.map(
-      (site) => ({ site_id: site.site_id, business_name: site.business_name }),
-    );
+    const sites = (await siteChoices(parts.sites, principal)).choices;
     const siteId = query.site_id ?? sites[0]?.site_id;
     let summary: Summary | undefined;
     if (siteId !== undefined) {

@@ -10,6 +10,7 @@ import { Router, type Request, type RequestHandler, type Response } from "expres
 import { errors } from "../../errors.ts";
 import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { consumeLimit } from "../../http/rate-limit-headers.ts";
+import { isNewestKey } from "../../store/newest-first.ts";
 import type { RateLimiterFactory } from "../../limits/rate-limiter.ts";
 import type { SiteService } from "../../sites/site-service.ts";
 import type { UserDataKind, UserDataStatus } from "../../store/repos/user-data-repo.ts";
@@ -18,7 +19,7 @@ import type { RequestView } from "../../user-data/request-view.ts";
 import { FINGERPRINT, type UserDataService } from "../../user-data/user-data-service.ts";
 import { validateBody } from "../../validation/schema-validator.ts";
 import { lookupContact, REQUEST_LIMIT } from "../user-data-routes.ts";
-import { isCursor, oneOf, siteChoices, textParam } from "./lead-pages.ts";
+import { oneOf, siteChoices, textParam } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf } from "./workspace-context.ts";
 
@@ -84,7 +85,7 @@ export function visitorDataPages(parts: VisitorDataPagesParts, render: Renderer)
       siteId: filter.site_id,
       kind: filter.kind,
       status: filter.status,
-      before: decodeCursor(cursor, isCursor),
+      before: decodeCursor(cursor, isNewestKey),
     });
     const requests = page.items.map((r) => requestRow(r, names.get(r.site_id)));
     return {

@@ -8,7 +8,8 @@
  * the place it was asked from, and swaps in (out of band) what it changed: the list, a row, a log.
  */
 import { Router, type Request } from "express";
-import { errors } from "../../errors.ts";
+import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
+import { isNewestKey } from "../../store/newest-first.ts";
 import type { SiteService } from "../../sites/site-service.ts";
 import type { DeliveryCursor } from "../../store/repos/webhook-deliveries-repo.ts";
 import type { DeliveryView, WebhookDeliveryService } from "../../webhooks/delivery-service.ts";
@@ -20,6 +21,7 @@ import {
 } from "../../webhooks/endpoint-service.ts";
 import { RESERVED_EVENT_TYPES, SHIPPED_EVENT_TYPES } from "../../webhooks/event-types.ts";
 import type { Principal } from "../../auth/principal.ts";
+import { siteChoices, textParam } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, isHtmx, localsOf } from "./workspace-context.ts";
 
@@ -31,8 +33,6 @@ export type WebhookPagesParts = {
 
 /** Deliveries a log shows at once; older ones page by page on the log's own page. */
 const DELIVERIES_SHOWN = 20;
-/** Sites the form offers to limit an endpoint to: as many as an endpoint may name. */
-const SITES_OFFERED = 100;
 
 /** What each event type the form offers is sent for, in words. */
 const EVENT_NOTES: Record<string, string> = {
@@ -60,7 +60,7 @@ export function webhookPages(parts: WebhookPagesParts, render: Renderer): Router
     return {
       endpoint,
       deliveries: page.items.map(deliveryRow),
-      next: page.next === undefined ? undefined : `${page.next.created_at}.${page.next.id}`,
+      next: page.next === undefined ? undefined : encodeCursor(page.next),
       // Looked at again every few seconds while a delivery waits for its first attempt (one
       // kept while the endpoint was disabled waits for it to be enabled: that is not polled).
       awaiting:
@@ -70,14 +70,14 @@ export function webhookPages(parts: WebhookPagesParts, render: Renderer): Router
 
   router.get("/webhooks", inWorkspace, async (_req, res) => {
     const { workspace, principal } = localsOf(res);
-    const sites = await parts.sites.list(principal, { limit: SITES_OFFERED });
+    const { choices } = await siteChoices(parts.sites, principal);
     render.page(res, "webhooks", `Webhooks of ${workspace.name}`, {
       styles: ["webhooks.css"],
       endpoints: await allEndpoints(principal),
       limit: MAX_ENDPOINTS_PER_WORKSPACE,
       shippedEvents: eventChoices(SHIPPED_EVENT_TYPES),
       reservedEvents: eventChoices(RESERVED_EVENT_TYPES),
-      sites: sites.items.map((s) => ({ site_id: s.site_id, business_name: s.business_name })),
+      sites: choices,
     });
   });
 
@@ -98,7 +98,7 @@ export function webhookPages(parts: WebhookPagesParts, render: Renderer): Router
 
   router.get("/webhooks/:id/deliveries", inWorkspace, async (req, res) => {
     const { principal } = localsOf(res);
-    const before = typeof req.query.before === "string" ? cursorOf(req.query.before) : undefined;
+    const before = decodeCursor(textParam(req, "cursor"), isNewestKey);
     const log = await logOf(principal, idOf(req), before);
     if (isHtmx(req)) return render.fragment(res, "webhook-deliveries", log);
     render.page(res, "webhook-log", `Deliveries to ${log.endpoint.url}`, {
@@ -185,13 +185,4 @@ function deliveryRow(delivery: DeliveryView) {
     undefined,
   );
   return { ...delivery, last };
-}
-
-/** The log's cursor as its links carry it: `<created_at ms>.<delivery id>`. */
-function cursorOf(value: string): DeliveryCursor {
-  const match = /^(\d{1,15})\.(dlv_[a-z0-9]{1,64})$/.exec(value);
-  if (match === null) {
-    throw errors.invalidRequest("before is not a cursor of this log", { field: "before" });
-  }
-  return { created_at: Number(match[1]), id: match[2]! };
 }
