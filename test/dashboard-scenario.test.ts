@@ -154,6 +154,9 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     await page.getByLabel("Name").fill("Agency pipeline");
     await page.getByLabel("sites:read").check();
     await page.getByRole("button", { name: "Create the key" }).click();
+    // The answer fills the form's (hidden, empty) output once it arrives.
+    await page.locator(".shown output").waitFor();
+    await page.waitForFunction(() => document.querySelector(".shown output")?.textContent !== "");
     const value = await page.locator(".shown output").innerText();
     expect(value).to.match(/^vk_live_/);
     await checked("keys");
