@@ -46,8 +46,11 @@ import { enqueueDeliveries } from "./webhooks/outbox.ts";
 import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
 import type { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
-import { UserDataService } from "./user-data/user-data-service.ts";
-import { AccountService } from "./accounts/account-service.ts";
+import type { UserDataService } from "./user-data/user-data-service.ts";
+import type { AccountService } from "./accounts/account-service.ts";
+import { composeAccounts } from "./accounts/compose-accounts.ts";
+import { composeOAuth } from "./oauth/compose-oauth.ts";
+import type { OAuthService } from "./oauth/oauth-service.ts";
 import { fileURLToPath } from "node:url";
 
 export { createLogger };
@@ -172,6 +175,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   userData: UserDataService;
   /** Dashboard accounts: sign-up, sign-in, sessions. */
   accounts: AccountService;
+  /** Sites' OAuth connections: the flow, their state, disconnect, and adapters' tokens. */
+  oauth: OAuthService;
   /**
    * Stores every pending event, then closes the mailer (after the mails under way), the site
    * cache, plugins, Redis and the store.
@@ -271,23 +276,11 @@ export async function composeParts(
         wake: () => dispatcher.wake(),
       }),
       crawls,
-      userData: new UserDataService({
-        store,
-        ring,
-        sites,
-        mailer,
-        logger,
-        publicBaseUrl: settings.publicBaseUrl,
-      }),
-      accounts: new AccountService({
-        store,
-        ring,
-        passwords: installed.plugins.globals("auth").find((auth) => auth.passwords)?.passwords,
-        mailer,
-        logger,
-        publicBaseUrl: settings.publicBaseUrl,
-        signup: settings.signup,
-      }),
+      ...composeAccounts({ store, ring, sites, mailer, ...installed }, { settings, logger }),
+      oauth: composeOAuth(
+        { store, ring, events, sites, ...installed },
+        { settings, logger, outbound },
+      ),
       close: closeAll,
     };
     return parts;

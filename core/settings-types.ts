@@ -6,6 +6,7 @@ import type { Plan } from "./plans.ts";
 import type { OutboundAllowEntry } from "./security/outbound-allow-list.ts";
 import type { DatabaseSettings } from "./settings-values.ts";
 import type { VoicePrices } from "./voice/prices.ts";
+import type { OAuthClientSettings } from "./oauth/oauth-client-settings.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -133,4 +134,9 @@ export interface Settings {
    * (enterprise, by default) has no bundle and no such events. Defaults: DEFAULT_PLAN_MINUTES.
    */
   planMinutes: Readonly<Partial<Record<Plan, number>>>;
+  /**
+   * SITEVOICE_OAUTH_CLIENTS: the operator's OAuth client of each OAuth adapter type
+   * (core/oauth/oauth-client-settings.ts); a type without one cannot be connected.
+   */
+  oauthClients: Readonly<Record<string, OAuthClientSettings>>;
 }

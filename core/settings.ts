@@ -3,6 +3,7 @@
  * start-up with one line that names the variable.
  */
 import path from "node:path";
+import { parseOAuthClients } from "./oauth/oauth-client-settings.ts";
 import { parsePlanMinutes, PLANS } from "./plans.ts";
 import type { LogLevel, Settings } from "./settings-types.ts";
 import { parseVoicePrices } from "./voice/prices.ts";
@@ -94,6 +95,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     publicBaseUrl,
     plugins,
     pluginConfig: pluginConfig === undefined ? {} : parsePluginConfig(pluginConfig),
+    oauthClients: parseOAuthClients(value("SITEVOICE_OAUTH_CLIENTS")),
     sitesDir: sitesDir === undefined ? undefined : path.resolve(sitesDir),
     defaultPlan: oneOf(
       "SITEVOICE_DEFAULT_PLAN",

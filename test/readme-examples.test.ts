@@ -110,6 +110,10 @@ describe("the README's curl examples", function () {
     service = run(["serve"], cwd, {
       PORT: String(PORT),
       SITEVOICE_SITES_DIR: path.join(repo, "sites"),
+      // As the README's OAuth section says: a client for Airtable (the start only makes a URL).
+      SITEVOICE_OAUTH_CLIENTS: JSON.stringify({
+        airtable: { client_id: "readme-example", client_secret: "readme-example-secret" },
+      }),
     });
     await serving(service);
   });

@@ -197,6 +197,7 @@ for (const target of databaseTargets) {
           events: 1,
           webhookEndpoints: 2,
           userData: 2,
+          oauthConnections: 0,
         });
       });
 

@@ -83,6 +83,7 @@ for (const target of databaseTargets) {
           "016-call-control",
           "017-user-data",
           "018-dashboard-sessions",
+          "019-oauth",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

@@ -15,8 +15,9 @@ export async function secrets(settings: Readonly<Settings>, args: string[], usag
     const done = await rotateSecrets(store, ring);
     console.log(
       `re-sealed ${done.sites} sites, ${done.versions} versions, ${done.sessions} open ` +
-        `sessions, ${done.events} events, ${done.webhookEndpoints} webhook endpoints and ` +
-        `${done.userData} user-data values under key ${ring.primaryId}`,
+        `sessions, ${done.events} events, ${done.webhookEndpoints} webhook endpoints, ` +
+        `${done.userData} user-data values and ${done.oauthConnections} OAuth connections ` +
+        `under key ${ring.primaryId}`,
     );
   });
 }

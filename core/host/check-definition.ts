@@ -73,6 +73,10 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
   if (d.type !== undefined && (typeof d.type !== "string" || d.type === "")) {
     throw fail(`type ${show(d.type)} is not a non-empty string`);
   }
+  if (d.oauth !== undefined) {
+    const problem = oauthProblem(d.kind as PluginKind, d.oauth);
+    if (problem !== undefined) throw fail(`oauth ${problem}`);
+  }
   const compiled = (member: "configSchema" | "collectionSchema") => {
     const schema = d[member];
     if (schema === undefined) return undefined;
@@ -108,6 +112,28 @@ export function checkDefinition(value: unknown, source: string, logger: Logger):
     withDefaults,
     validateCollection: compiled("collectionSchema"),
   };
+}
+
+/** What is wrong with an `oauth` block (oauth-contract.ts), or undefined. */
+function oauthProblem(kind: PluginKind, oauth: unknown): string | undefined {
+  if (kind !== "adapter") return "is for adapters only";
+  if (typeof oauth !== "object" || oauth === null) return `${show(oauth)} is not an object`;
+  const block = oauth as Record<string, unknown>;
+  for (const field of ["authorizationUrl", "tokenUrl", "revocationUrl"]) {
+    const url = block[field];
+    if (url === undefined && field === "revocationUrl") continue;
+    if (typeof url !== "string" || !URL.canParse(url)) return `.${field} ${show(url)} is not a URL`;
+  }
+  const scopes = block.scopes;
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === "string" && /^\S+$/.test(s))) {
+    return `.scopes ${show(scopes)} is not a list of scope names`;
+  }
+  const methods = ["client_secret_basic", "client_secret_post", "none"];
+  const method = block.clientAuthentication;
+  if (method !== undefined && !methods.includes(method as string)) {
+    return `.clientAuthentication ${show(method)} is not one of ${methods.join(", ")}`;
+  }
+  return undefined;
 }
 
 function show(value: unknown): string {

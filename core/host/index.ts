@@ -22,6 +22,8 @@ export type {
   VoiceSessionRequest,
   VoiceTool,
 } from "./plugin.ts";
+export { OAUTH_REFRESH_WINDOW_SECONDS } from "./oauth-contract.ts";
+export type { OAuthAccess, OAuthProvider } from "./oauth-contract.ts";
 export { CallEnded } from "./call-control.ts";
 export type {
   CallControl,

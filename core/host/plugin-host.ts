@@ -24,6 +24,7 @@ import { builtinModules, importDefault } from "./plugin-source.ts";
 import { summarize } from "./plugin-status.ts";
 import type { PluginSummary, Registration } from "./plugin-status.ts";
 import type { OutboundPolicy } from "../security/outbound-policy.ts";
+import type { OAuthAccessFor } from "./plugin-instances.ts";
 
 export interface PluginHostOptions {
   logger: Logger;
@@ -37,6 +38,11 @@ export interface PluginHostOptions {
   now?: () => number;
   /** The bound on site-scoped instances (see plugin-instances.ts); defaults otherwise. */
   instanceLimits?: ScopedInstanceLimits;
+  /**
+   * The `context.oauth` of an instance of an adapter that declares `oauth`, for its scope (a
+   * site) and config: the service's token keeper (core/oauth/), or a test's fixed token.
+   */
+  oauthAccess?: OAuthAccessFor;
 }
 
 /** The kinds that serve the whole service rather than one site. */
@@ -58,7 +64,16 @@ export class PluginHost {
       network: this.#network,
       now: options.now ?? Date.now,
       limits: options.instanceLimits,
+      oauthAccess: options.oauthAccess,
     });
+  }
+
+  /**
+   * Gives OAuth adapters' instances their `context.oauth` from now on: the service's token keeper,
+   * which needs the store and the events made after the host.
+   */
+  provideOAuth(access: OAuthAccessFor): void {
+    this.#instances.oauthAccess = access;
   }
 
   /** How many site-scoped instances are live (bounded by `instanceLimits`). */

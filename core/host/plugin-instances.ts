@@ -18,8 +18,10 @@ import {
   type InstanceByKind,
   type PluginContext,
   type PluginInstance,
+  type PluginDefinition,
   type PluginKind,
 } from "./plugin.ts";
+import type { OAuthAccess } from "./oauth-contract.ts";
 import { guardInstance } from "./guard-instance.ts";
 import { configIssues } from "./plugin-config-schema.ts";
 import type { PluginNetwork } from "./plugin-network.ts";
@@ -58,6 +60,8 @@ export class PluginInstances {
   /** Slots whose instance exists, in order of creation, so shutdown can go in reverse. */
   #created: Slot[] = [];
   #closing: Promise<void> | undefined;
+  /** Set by the host (`provideOAuth`) before any OAuth adapter's instance is made. */
+  oauthAccess: OAuthAccessFor | undefined;
 
   /** `network` and `now` are handed to every plugin in its PluginContext. */
   constructor(options: {
@@ -65,7 +69,9 @@ export class PluginInstances {
     network: PluginNetwork;
     now: () => number;
     limits?: ScopedInstanceLimits;
+    oauthAccess?: OAuthAccessFor;
   }) {
+    this.oauthAccess = options.oauthAccess;
     this.#logger = options.logger;
     this.#network = options.network;
     this.#now = options.now;
@@ -174,6 +180,8 @@ export class PluginInstances {
       now: this.#now,
       scope,
       deadlineMs: PLUGIN_CALL_DEADLINE_MS,
+      oauth:
+        plugin.definition.oauth && this.oauthAccess?.({ plugin: plugin.definition, scope, config }),
     };
     let instance: unknown;
     try {
@@ -220,6 +228,13 @@ export class PluginInstances {
     }
   }
 }
+
+/** Gives an OAuth adapter's instance its `context.oauth` (plugin-host.ts `oauthAccess`). */
+export type OAuthAccessFor = (instance: {
+  plugin: PluginDefinition;
+  scope: string;
+  config: unknown;
+}) => OAuthAccess;
 
 /** Defaults of the bound on site-scoped instances (settings can change them). */
 export const DEFAULT_MAX_SCOPED = 1_000;

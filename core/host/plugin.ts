@@ -6,6 +6,7 @@ import type { Socket } from "node:net";
 import type { GuardedRequest } from "../security/guarded-request.ts";
 import type { CallControl, CallEvents } from "./call-control.ts";
 import type { VoiceTool } from "./voice-tool.ts";
+import type { OAuthAccess, OAuthProvider } from "./oauth-contract.ts";
 import type { Logger } from "pino";
 import type {
   AdapterQuery,
@@ -67,6 +68,11 @@ export interface PluginContext {
    * by it, so a call the service gave up on also stops at the backend.
    */
   deadlineMs: number;
+  /**
+   * Adapters that declare `oauth`: the site's OAuth connection (oauth-contract.ts). Absent for
+   * every other plugin.
+   */
+  oauth?: OAuthAccess;
 }
 
 /** Every instance may hold resources; the host calls `close` at shutdown or when replaced. */
@@ -113,6 +119,7 @@ export interface PromptTemplateSource extends PluginInstance {
 }
 
 export type { VoiceTool } from "./voice-tool.ts";
+export type { OAuthAccess, OAuthProvider } from "./oauth-contract.ts";
 
 /** What the service asks a voice provider for when a visitor starts a conversation. */
 export interface VoiceSessionRequest {
@@ -218,6 +225,12 @@ export interface PluginDefinition<K extends PluginKind = PluginKind, C = Record<
    * a visitor's first conversation. Without it any name is accepted on save.
    */
   voices?: readonly string[];
+  /**
+   * Adapters reached with a business's OAuth 2.0 grant: the provider's endpoints and scopes. The
+   * host runs the flow (PKCE, state, sealed tokens, refresh) and gives instances
+   * `context.oauth`; without a connection a search is 422 adapter_error.
+   */
+  oauth?: OAuthProvider;
   /** Makes an instance. May be async. A throw here is caught and reported, never fatal. */
   create(config: C, context: PluginContext): InstanceByKind[K] | Promise<InstanceByKind[K]>;
 }

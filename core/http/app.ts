@@ -20,6 +20,7 @@ import { userDataRoutes } from "../routes/user-data-routes.ts";
 import { authRoutes } from "../routes/auth-routes.ts";
 import { apiKeysRoutes } from "../routes/api-keys-routes.ts";
 import { workspaceRoutes } from "../routes/workspace-routes.ts";
+import { oauthRoutes } from "../routes/oauth-routes.ts";
 import { dashboardRoutes } from "../routes/dashboard-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
@@ -52,6 +53,7 @@ export function createApp(parts: AppParts): Express {
   app.use(authRoutes(parts));
   app.use(apiKeysRoutes(parts));
   app.use(workspaceRoutes(parts));
+  app.use(oauthRoutes(parts, requireKey));
   app.use(dashboardRoutes(parts));
   app.use(
     analyticsStreamRoutes(parts, requireKey, {

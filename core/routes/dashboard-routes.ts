@@ -20,6 +20,7 @@ import { sitePages, type SitePagesParts } from "./dashboard/site-pages.ts";
 import { usagePages, type UsagePagesParts } from "./dashboard/usage-pages.ts";
 import { visitorDataPages, type VisitorDataPagesParts } from "./dashboard/visitor-data-pages.ts";
 import { webhookPages, type WebhookPagesParts } from "./dashboard/webhook-pages.ts";
+import { oauthCallback, oauthPages } from "./dashboard/oauth-pages.ts";
 
 export type DashboardParts = SitePagesParts &
   WebhookPagesParts &
@@ -64,6 +65,9 @@ export function dashboardRoutes(parts: DashboardParts): Router {
     });
   });
 
+  // The provider sends the browser back here: a page, never a bare JSON answer.
+  router.get("/v1/oauth/callback", signedIn, oauthCallback(parts, render));
+
   router.get("/dashboard/sign-in", (_req, res) =>
     render.page(res, "sign-in", "Sign in", { signupOpen: parts.settings.signup === "open" }),
   );
@@ -88,7 +92,8 @@ export function dashboardRoutes(parts: DashboardParts): Router {
 
   // Each workspace module's routes are relative to /dashboard and check the workspace themselves.
   const workspaceModules = Router().use(signedIn, form);
-  for (const pages of [sitePages, webhookPages, leadPages, usagePages, visitorDataPages]) {
+  const modules = [sitePages, oauthPages, webhookPages, leadPages, usagePages, visitorDataPages];
+  for (const pages of modules) {
     workspaceModules.use(pages(parts, render));
   }
   router.use("/dashboard", workspaceModules);

@@ -4,7 +4,7 @@
  * of open widget sessions, the sealed fields of service events (a lead's update token, which a
  * webhook delivers later) and the secrets of webhook endpoints (the current one and the one a
  * rotation left signing beside it), the fingerprints user-data requests keep and the export
- * documents. Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
+ * documents, and the tokens of sites' OAuth connections. Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
  * Each row is rewritten on its own (a site with its versions in one transaction), so a stop midway
  * leaves everything readable with the same key ring.
  */
@@ -24,6 +24,7 @@ export async function rotateSecrets(
   events: number;
   webhookEndpoints: number;
   userData: number;
+  oauthConnections: number;
 }> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
@@ -59,7 +60,16 @@ export async function rotateSecrets(
   }
   const webhookEndpoints = await resealWebhookEndpoints(store, reseal1);
   const userData = await resealUserData(store, reseal1);
-  return { sites, versions, sessions, events, webhookEndpoints, userData };
+  let oauthConnections = 0;
+  for (const row of await store.oauth.allSealed()) {
+    // A refresh meanwhile wrote tokens sealed under the primary key already: nothing to do then.
+    const resealed = await store.oauth.reseal(row.site_id, row.generation, {
+      access_token: reseal1(row.access_token),
+      refresh_token: row.refresh_token === null ? null : reseal1(row.refresh_token),
+    });
+    if (resealed) oauthConnections++;
+  }
+  return { sites, versions, sessions, events, webhookEndpoints, userData, oauthConnections };
 }
 
 /**

@@ -9,8 +9,7 @@ import type { PluginHost } from "../host/plugin-host.ts";
 import { problemsError, type Problem } from "../validation/problems-error.ts";
 import { schemaProblems, validateBody, type SchemaName } from "../validation/schema-validator.ts";
 import { knownAdapterTypes } from "./adapter-types.ts";
-import { stableJson } from "../util/stable-json.ts";
-import { withoutSecrets } from "./site-secrets.ts";
+import { adapterDestination } from "./adapter-destination.ts";
 import { checkReferences } from "./yaml/secret-refs.ts";
 
 /** What the rules need to know of the installation. */
@@ -125,16 +124,10 @@ export class SiteRules {
     const { type, config } = next as { type?: unknown; config?: unknown };
     if (type !== current.type) return false;
     const { plugins } = this.context;
-    // Both with the plugin's defaults, as the stored one has them: leaving out a defaulted field
-    // is no change of destination.
-    const where = (value: unknown) => {
-      const complete = plugins.configWithDefaults("adapter", current.type, value);
-      return (
-        plugins.destination("adapter", current.type, complete) ??
-        stableJson(withoutSecrets(complete))
-      );
-    };
-    return where(config) === where(current.config);
+    return (
+      adapterDestination(plugins, current.type, config) ===
+      adapterDestination(plugins, current.type, current.config)
+    );
   }
 
   /** The industry must have a template: one without would silently get no guidance. */

@@ -24,6 +24,7 @@ import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
 import { UserDataRepo } from "./repos/user-data-repo.ts";
 import { AccountsRepo } from "./repos/accounts-repo.ts";
 import { VisitorDataRepo } from "./repos/visitor-data-repo.ts";
+import { OAuthRepo } from "./repos/oauth-repo.ts";
 
 export class Store {
   readonly workspaces: WorkspacesRepo;
@@ -46,6 +47,7 @@ export class Store {
   readonly userData: UserDataRepo;
   readonly visitorData: VisitorDataRepo;
   readonly accounts: AccountsRepo;
+  readonly oauth: OAuthRepo;
 
   constructor(
     readonly db: Database,
@@ -71,6 +73,7 @@ export class Store {
     this.userData = new UserDataRepo(executor, db.client);
     this.visitorData = new VisitorDataRepo(executor);
     this.accounts = new AccountsRepo(executor);
+    this.oauth = new OAuthRepo(executor);
   }
 
   get client() {

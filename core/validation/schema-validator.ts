@@ -30,6 +30,7 @@ import workspaceInvitationSchema from "../../schemas/workspace-invitation.schema
 import userDataRequestSchema from "../../schemas/user-data-request.schema.json" with { type: "json" };
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
+import oauthStartSchema from "../../schemas/oauth-start.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
@@ -53,6 +54,7 @@ const schemas = {
   "auth-signup": authSignupSchema,
   "webhook-create": webhookCreateSchema,
   "webhook-patch": webhookPatchSchema,
+  "oauth-start": oauthStartSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */

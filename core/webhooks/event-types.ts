@@ -10,14 +10,10 @@ export const SHIPPED_EVENT_TYPES = [
   "lead.captured",
   "lead.updated",
   "usage.threshold",
-] as const;
-
-export const RESERVED_EVENT_TYPES = [
-  "session.started",
-  "function.called",
-  "site.deleted",
   "adapter.error",
 ] as const;
+
+export const RESERVED_EVENT_TYPES = ["session.started", "function.called", "site.deleted"] as const;
 
 /** Every name a subscription may list. */
 export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = [

@@ -9,11 +9,24 @@ import { PluginHost } from "../plugin-host.ts";
 import { OutboundPolicy } from "../../security/outbound-policy.ts";
 
 export function testPluginHost(
-  options: { allowPrivateNetworks?: boolean; now?: () => number } = {},
+  options: {
+    allowPrivateNetworks?: boolean;
+    now?: () => number;
+    /**
+     * OAuth adapters: what `context.oauth.accessToken()` answers (a token the test's stand-in of
+     * the provider's API accepts); each call asks again, so a test can change it.
+     */
+    accessToken?: () => string | Promise<string>;
+  } = {},
 ): PluginHost {
+  const { accessToken } = options;
   return new PluginHost({
     logger: pino({ level: "silent" }),
     outbound: new OutboundPolicy({ allowPrivateNetworks: options.allowPrivateNetworks ?? true }),
     now: options.now,
+    oauthAccess:
+      accessToken === undefined
+        ? undefined
+        : () => ({ accessToken: async () => await accessToken() }),
   });
 }

@@ -20,13 +20,15 @@ import {
 import { textParam } from "./page-params.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
+import { connectionSection, type OAuthPagesParts } from "./oauth-pages.ts";
 
 /** Sites the list shows at once; more come page by page. */
 const SITES_PER_PAGE = 50;
 
-export type SitePagesParts = SiteToolParts & {
-  settings: { publicBaseUrl: string };
-};
+export type SitePagesParts = SiteToolParts &
+  OAuthPagesParts & {
+    settings: { publicBaseUrl: string };
+  };
 
 export function sitePages(parts: SitePagesParts, render: Renderer): Router {
   const router = Router();
@@ -63,6 +65,7 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
       adapterYaml: site.adapter === undefined ? "" : yamlOf(site.adapter),
       adapterTypes: knownAdapterTypes(parts.plugins),
       siteYaml: yamlOf(siteFile(site)),
+      connection: await connectionSection(parts, principal, site, req.query.oauth),
     });
   });
 

@@ -21,6 +21,7 @@ import * as m015 from "./015-voice-calls.ts";
 import * as m016 from "./016-call-control.ts";
 import * as m017 from "./017-user-data.ts";
 import * as m018 from "./018-dashboard-sessions.ts";
+import * as m019 from "./019-oauth.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   "016-call-control": m016,
   "017-user-data": m017,
   "018-dashboard-sessions": m018,
+  "019-oauth": m019,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

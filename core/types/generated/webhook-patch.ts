@@ -5,7 +5,7 @@
  */
 export type WebhookUrl = string;
 /**
- * An event type an endpoint may subscribe to. Shipped: `conversation.ended` (also subscribable by its other name, `session.ended`), `conversation.recording_ready`, `lead.captured`, `lead.updated`, `usage.threshold`. Reserved for events to come: `session.started`, `function.called`, `site.deleted`, `adapter.error`.
+ * An event type an endpoint may subscribe to. Shipped: `conversation.ended` (also subscribable by its other name, `session.ended`), `conversation.recording_ready`, `lead.captured`, `lead.updated`, `usage.threshold`, `adapter.error`. Reserved for events to come: `session.started`, `function.called`, `site.deleted`.
  */
 export type WebhookEventType =
   | "conversation.ended"

@@ -1,0 +1,34 @@
+/**
+ * The parts that deal with people rather than sites: dashboard accounts and visitors' data
+ * requests, both mailing people and answering with links under PUBLIC_BASE_URL.
+ */
+import type { Logger } from "pino";
+import type { PluginHost } from "../host/plugin-host.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import type { KeyRing } from "../security/secret-box.ts";
+import type { Settings } from "../settings.ts";
+import type { SiteService } from "../sites/site-service.ts";
+import type { Store } from "../store/store.ts";
+import { UserDataService } from "../user-data/user-data-service.ts";
+import { AccountService } from "./account-service.ts";
+
+export function composeAccounts(
+  parts: { store: Store; ring: KeyRing; sites: SiteService; mailer: Mailer; plugins: PluginHost },
+  context: { settings: Readonly<Settings>; logger: Logger },
+): { userData: UserDataService; accounts: AccountService } {
+  const { store, ring, sites, mailer, plugins } = parts;
+  const { logger, settings } = context;
+  const publicBaseUrl = settings.publicBaseUrl;
+  return {
+    userData: new UserDataService({ store, ring, sites, mailer, logger, publicBaseUrl }),
+    accounts: new AccountService({
+      store,
+      ring,
+      passwords: plugins.globals("auth").find((auth) => auth.passwords)?.passwords,
+      mailer,
+      logger,
+      publicBaseUrl,
+      signup: settings.signup,
+    }),
+  };
+}
