@@ -3,18 +3,24 @@
  * failures must never take the service down, so every method failure reaches the caller as a
  * PluginCallError, and `close`, which only the host may call, is hidden.
  */
+import { isServiceError } from "../errors.ts";
 import { PluginCallError } from "./plugin-errors.ts";
 import type { PluginInstance, PluginKind } from "./plugin.ts";
 
 /**
  * Wraps an instance so that every method failure, sync or async, reaches the caller as a rejected
- * PluginCallError, and hides `close`: instances are shared, so only the host may end them.
+ * PluginCallError (a ServiceError as it is), and hides `close`: instances are shared, so only the host may end them.
  */
 export function guardInstance(
   instance: PluginInstance,
   plugin: string,
   kind: PluginKind,
 ): PluginInstance {
+  // The service's own errors, which a plugin meets only through what the host hands it (an
+  // OAuth adapter's `context.oauth` refusing: not connected, reauth_required), pass as they are,
+  // so the caller gets their code and details rather than "the adapter failed".
+  const callError = (method: string) => (error: unknown) =>
+    isServiceError(error) ? error : new PluginCallError(plugin, kind, method, error);
   return new Proxy(instance, {
     get(target, property) {
       if (property === "close") return undefined;
@@ -27,10 +33,10 @@ export function guardInstance(
           const result: unknown = value.apply(target, args);
           if (!isThenable(result)) return result;
           return Promise.resolve(result).catch((error: unknown) => {
-            throw new PluginCallError(plugin, kind, method, error);
+            throw callError(method)(error);
           });
         } catch (error) {
-          return Promise.reject(new PluginCallError(plugin, kind, method, error));
+          return Promise.reject(callError(method)(error));
         }
       };
     },

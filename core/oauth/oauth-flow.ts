@@ -261,6 +261,7 @@ export class OAuthFlow {
         scope: tokens.scope ?? null,
         expires_at: tokens.expires_in === undefined ? null : now + tokens.expires_in * 1000,
         failures: 0,
+        retry_after: null,
         last_error: null,
         connected_at: now,
         refreshed_at: null,

@@ -8,7 +8,8 @@
  * instances and searches ask at once, the provider sees one refresh.
  *
  * A refresh the provider refuses (`invalid_grant`: revoked, expired, already used) marks the
- * connection `reauth_required` at once, other failures after MAX_REFRESH_FAILURES in a row; the
+ * connection `reauth_required` at once, other failures after MAX_REFRESH_FAILURES in a row (one
+ * tried every REFRESH_RETRY_MS at most, the old token serving meanwhile while it lasts); the
  * change sends one `adapter.error` event. Searches then get 422 adapter_error naming it until the
  * business reconnects.
  */
@@ -29,6 +30,11 @@ export const MAX_REFRESH_FAILURES = 3;
 const LEASE_MS = 15_000;
 /** How long a refresh call may take. */
 const REFRESH_TIMEOUT_MS = 8_000;
+/**
+ * After a failed refresh, how long an access token that still serves is used without trying
+ * again: each search does not call a provider that is down, and "failures in a row" span time.
+ */
+export const REFRESH_RETRY_MS = 30_000;
 /** How often an instance waiting for another's refresh looks again. */
 const POLL_MS = 50;
 
@@ -69,7 +75,7 @@ export class OAuthTokens {
   async accessToken(scope: TokenScope, rejected?: string): Promise<string> {
     const connection = this.#usable(await this.#parts.store.oauth.connection(scope.siteId), scope);
     const token = open(this.#parts.ring, connection.access_token);
-    if (this.#fresh(connection) && token !== rejected) return token;
+    if (token !== rejected && (this.#fresh(connection) || this.#waiting(connection))) return token;
     let attempt = this.#refreshing.get(scope.siteId);
     if (attempt === undefined) {
       attempt = this.#refreshUnderLease(scope, connection.generation).finally(() =>
@@ -102,6 +108,13 @@ export class OAuthTokens {
     return connection;
   }
 
+  /** A failed refresh is recent and the token it failed to replace still serves: keep it. */
+  #waiting(connection: OAuthConnectionRow): boolean {
+    const now = this.#now();
+    const { retry_after, expires_at } = connection;
+    return retry_after !== null && retry_after > now && expires_at !== null && expires_at > now;
+  }
+
   #fresh(connection: OAuthConnectionRow): boolean {
     const { expires_at } = connection;
     return expires_at === null || expires_at - this.#now() > OAUTH_REFRESH_WINDOW_SECONDS * 1000;
@@ -119,8 +132,9 @@ export class OAuthTokens {
       if (await store.oauth.takeRefreshLock(scope.siteId, this.#owner, now, now + LEASE_MS)) {
         try {
           const current = this.#usable(await store.oauth.connection(scope.siteId), scope);
-          // Refreshed by another instance since this one saw the stale token: use that.
-          if (current.generation !== generation && this.#fresh(current)) {
+          // Refreshed by another instance since this one saw the stale token (use that), or
+          // another just failed to (the old one still serves).
+          if (current.generation !== generation ? this.#fresh(current) : this.#waiting(current)) {
             return open(ring, current.access_token);
           }
           return await this.#refresh(scope, current);
@@ -197,6 +211,7 @@ export class OAuthTokens {
       connection.site_id,
       connection.generation,
       message,
+      this.#now() + REFRESH_RETRY_MS,
     );
     if (failures >= MAX_REFRESH_FAILURES) {
       return this.#requireReauth(connection, `${failures} refreshes failed in a row: ${message}`);

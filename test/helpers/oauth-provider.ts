@@ -41,6 +41,8 @@ export interface TestOAuthProvider {
   issuedTokens(): string[];
   /** Whether an access token is one it issued and has not revoked. */
   accepts(accessToken: string): boolean;
+  /** Stops accepting the access tokens issued so far (as a provider may, before they expire). */
+  forgetAccessTokens(): void;
   /** Refresh tokens it has revoked (RFC 7009). */
   revoked: Set<string>;
   /** Follows an authorization URL as a consenting user: the callback's query it redirects to. */
@@ -96,6 +98,7 @@ export async function startOAuthProvider(): Promise<TestOAuthProvider> {
     failRefresh: undefined,
     issuedTokens: () => [...issued],
     accepts: (token) => accessTokens.has(token),
+    forgetAccessTokens: () => accessTokens.clear(),
     revoked: new Set(),
     async consent(authorizationUrl) {
       const answer = await fetch(authorizationUrl, { redirect: "manual" });

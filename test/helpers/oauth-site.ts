@@ -9,8 +9,9 @@ import { operatorPrincipal } from "../../core/auth/principal.ts";
 import { startTestService, type TestService } from "./test-service.ts";
 import type { TestOAuthProvider } from "./oauth-provider.ts";
 
-/** A base id of Airtable's shape. */
-export const BASE_ID = "appTESTBASE000001";
+export { BASE_ID };
+
+import { BASE_ID } from "./airtable-products.ts";
 
 /** The service's settings for OAuth tests: the provider as Airtable's client, local networks open. */
 export const oauthEnv = (provider: TestOAuthProvider, extra: Record<string, string> = {}) => ({

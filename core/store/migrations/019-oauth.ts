@@ -7,7 +7,8 @@ import type { Knex } from "knex";
  *   who started it, its expiry (10 minutes) and the time it was used (once).
  * - `oauth_connections`: a site's grant: the access and refresh tokens sealed, their expiry, the
  *   destination the adapter config had when it was made (tokens never follow a config pointed
- *   elsewhere), its status (`connected` or `reauth_required`), the refresh failures in a row,
+ *   elsewhere), its status (`connected` or `reauth_required`), the refresh failures in a row and
+ *   when the next may be tried,
  *   and the lease of the refresh under way (`refresh_lock_until`, `refresh_lock_owner`): the
  *   store's lock, so that instances sharing the database refresh a token once.
  */
@@ -47,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
     /** When the access token expires; null when the provider did not say. */
     t.bigInteger("expires_at").nullable();
     t.integer("failures").notNullable().defaultTo(0);
+    /** After a failed refresh: none is tried again before it while the old token still serves. */
+    t.bigInteger("retry_after").nullable();
     t.string("last_error", 500).nullable();
     t.bigInteger("connected_at").notNullable();
     t.bigInteger("refreshed_at").nullable();

@@ -36,6 +36,7 @@ export interface OAuthConnectionRow {
   scope: string | null;
   expires_at: number | null;
   failures: number;
+  retry_after: number | null;
   last_error: string | null;
   connected_at: number;
   refreshed_at: number | null;
@@ -53,7 +54,14 @@ export interface RefreshedTokens {
   expires_at: number | null;
 }
 
-const numeric = ["expires_at", "failures", "connected_at", "refreshed_at", "generation"] as const;
+const numeric = [
+  "expires_at",
+  "failures",
+  "retry_after",
+  "connected_at",
+  "refreshed_at",
+  "generation",
+] as const;
 
 /** Drivers answer bigint columns as strings on some stores; numbers everywhere else. */
 function connectionOf(row: Record<string, unknown> | undefined): OAuthConnectionRow | undefined {
@@ -148,6 +156,7 @@ export class OAuthRepo {
         ...tokens,
         status: "connected",
         failures: 0,
+        retry_after: null,
         last_error: null,
         refreshed_at: at,
         generation: generation + 1,
@@ -155,11 +164,18 @@ export class OAuthRepo {
     return changed === 1;
   }
 
-  /** Counts a failed refresh of `generation`; the failures in a row after it (0: changed since). */
-  async refreshFailed(siteId: string, generation: number, error: string): Promise<number> {
+  /**
+   * Counts a failed refresh of `generation`, the next not to be tried before `retryAfter`; the
+   * failures in a row after it (0: the connection changed since).
+   */
+  async refreshFailed(siteId: string, generation: number, error: string, retryAfter: number) {
     await this.knex("oauth_connections")
       .where({ site_id: siteId, generation })
-      .update({ failures: this.knex.raw("failures + 1"), last_error: error });
+      .update({
+        failures: this.knex.raw("failures + 1"),
+        last_error: error,
+        retry_after: retryAfter,
+      });
     const row = await this.connection(siteId);
     return row?.generation === generation ? row.failures : 0;
   }
