@@ -135,6 +135,24 @@ describe("connecting a site's OAuth adapter", function () {
     expect(await service.store.oauth.connection(siteId)).to.equal(undefined);
   });
 
+  it("forgets a state a day after it expired, at the next start", async () => {
+    const siteId = await airtableSite(service, workspaceId);
+    const { state } = await startWithKey(service, key, siteId);
+    const stored = () => service.store.oauth.state(hashToken(state));
+    await service.store.db
+      .knex("oauth_states")
+      .where({ state_hash: hashToken(state) })
+      .update({ expires_at: Date.now() - 24 * 3600_000 + 60_000 });
+    await startWithKey(service, key, siteId);
+    expect(await stored(), "expired less than a day ago: kept").not.to.equal(undefined);
+    await service.store.db
+      .knex("oauth_states")
+      .where({ state_hash: hashToken(state) })
+      .update({ expires_at: Date.now() - 24 * 3600_000 - 1 });
+    await startWithKey(service, key, siteId);
+    expect(await stored()).to.equal(undefined);
+  });
+
   it("answers a tampered or missing state with an error page, never JSON", async () => {
     const siteId = await airtableSite(service, workspaceId);
     const other = await airtableSite(service, workspaceId);

@@ -22,6 +22,8 @@ import { providerError, type ResolvedProvider } from "./oauth-provider.ts";
 
 /** How long a started authorization may be finished. */
 export const OAUTH_STATE_TTL_MS = 10 * 60_000;
+/** How long past its expiry a state is kept, so that its callback says "expired" or "used". */
+const STATE_KEPT_MS = 24 * 3600_000;
 
 export interface OAuthFlowParts {
   store: Store;
@@ -108,6 +110,9 @@ export class OAuthFlow {
     };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const now = this.#now();
+    // States only come from starts, so starts keep the table small: one a day past its expiry
+    // is no longer told apart from an unknown one.
+    await this.#parts.store.oauth.deleteStatesExpiredBefore(now - STATE_KEPT_MS);
     await this.#parts.store.oauth.insertState({
       state_hash: hashToken(state),
       workspace_id: principal.workspaceId,
