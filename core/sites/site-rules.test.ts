@@ -180,8 +180,12 @@ describe("site rules with the built-in adapter plugins", () => {
   });
 
   it("refuses an adapter type no loaded plugin serves (422), naming the ones there are", () => {
-    const error = rejection(withAdapter("airtable", { anything: ["goes"] }));
+    const error = rejection(withAdapter("notion", { anything: ["goes"] }));
     expect([error.code, error.details.field]).to.deep.equal(["validation_failed", "adapter.type"]);
-    expect(error.message).to.include("mysql").and.include("postgres").and.include("rest");
+    expect(error.message)
+      .to.include("airtable")
+      .and.include("mysql")
+      .and.include("postgres")
+      .and.include("rest");
   });
 });

@@ -223,7 +223,7 @@ describe("validateSiteFiles", () => {
           line: 7,
           column: 3,
           field: "adapter.type",
-          message: 'no adapter plugin serves type "airtable"; known: mysql, postgres, rest',
+          message: 'no adapter plugin serves type "notion"; known: airtable, mysql, postgres, rest',
         },
       ]);
     });
