@@ -2,6 +2,8 @@ import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { open } from "../core/security/secret-box.ts";
+import { operatorPrincipal } from "../core/auth/principal.ts";
+import { adaptersTestCommand } from "../core/search/adapters-command.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -85,6 +87,32 @@ for (const target of databaseTargets) {
       const token = open(first.ring, row.access_token);
       expect(standin.requestsTo("records").at(-1)!.token).to.equal(token);
       expect(provider.accepts(token)).to.equal(true);
+    });
+
+    it("tests the connection and describes the table with the token (sitevoice adapters test)", async () => {
+      const siteId = await connectedSite(FRESH);
+      const lines: string[] = [];
+      const code = await adaptersTestCommand(siteId, {
+        sites: second.sites,
+        plugins: second.plugins,
+        principal: operatorPrincipal(workspaceId, "test"),
+        out: (line) => lines.push(line),
+      });
+      expect(code, lines.join("\n")).to.equal(0);
+      expect(lines).to.include("connection: ok");
+      expect(lines).to.include("collection products (Products): 12 records");
+      const unconnected = await airtableSite(first, workspaceId, standin.origin);
+      const failed: string[] = [];
+      await adaptersTestCommand(unconnected, {
+        sites: second.sites,
+        plugins: second.plugins,
+        principal: operatorPrincipal(workspaceId, "test"),
+        out: (line) => failed.push(line),
+      }).then(
+        (exit) => expect(exit).to.equal(1),
+        (error: Error) => failed.push(error.message),
+      );
+      expect(failed.join("\n")).to.include("not connected");
     });
 
     it("refreshes a token near its expiry before searching, saving the rotated refresh token", async () => {
