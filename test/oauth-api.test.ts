@@ -9,7 +9,7 @@ import {
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 import { startOAuthProvider, type TestOAuthProvider } from "./helpers/oauth-provider.ts";
-import { airtableSite, startOAuthService } from "./helpers/oauth-site.ts";
+import { airtableSite, startOAuthService, oauthStatus, disconnect } from "./helpers/oauth-site.ts";
 import { signUp } from "./helpers/session-cookie.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -91,10 +91,7 @@ describe("the OAuth endpoints' bad inputs", function () {
       const res = await start(site).send({}).expect(422);
       expect(res.body.error.code).to.equal("validation_failed");
     }
-    const status = await request(service.server)
-      .get(`/v1/sites/${rest}/oauth`)
-      .set("Authorization", `Bearer ${key}`)
-      .expect(422);
+    const status = await oauthStatus(service, key, rest).expect(422);
     expect(status.body.error.code).to.equal("validation_failed");
   });
 
@@ -102,12 +99,8 @@ describe("the OAuth endpoints' bad inputs", function () {
     const stranger = await service.key(await service.workspace());
     for (const call of [
       start(siteId, stranger).send({}),
-      request(service.server)
-        .get(`/v1/sites/${siteId}/oauth`)
-        .set("Authorization", `Bearer ${stranger}`),
-      request(service.server)
-        .delete(`/v1/sites/${siteId}/oauth`)
-        .set("Authorization", `Bearer ${stranger}`),
+      oauthStatus(service, stranger, siteId),
+      disconnect(service, stranger, siteId),
     ]) {
       const res = await call.expect(404);
       expect(res.body.error.code).to.equal("not_found");
@@ -116,10 +109,7 @@ describe("the OAuth endpoints' bad inputs", function () {
     expect((await start(siteId, reader).send({}).expect(403)).body.error.code).to.equal(
       "forbidden",
     );
-    const del = await request(service.server)
-      .delete(`/v1/sites/${siteId}/oauth`)
-      .set("Authorization", `Bearer ${reader}`)
-      .expect(403);
+    const del = await disconnect(service, reader, siteId).expect(403);
     expect(del.body.error.code).to.equal("forbidden");
     const none = await request(service.server).post(`/v1/sites/${siteId}/oauth/start`).send({});
     expect(none.status).to.equal(401);

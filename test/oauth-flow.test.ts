@@ -16,6 +16,8 @@ import {
   outcomeOf,
   startOAuthService,
   startWithKey,
+  oauthStatus,
+  disconnect,
 } from "./helpers/oauth-site.ts";
 import { signUp } from "./helpers/session-cookie.ts";
 
@@ -86,10 +88,7 @@ describe("connecting a site's OAuth adapter", function () {
     expect(isSealed(row.refresh_token)).to.equal(true);
     // The provider's tokens are nowhere in the database in clear, nor the PKCE verifier's state.
     const stored = await everything(service);
-    const status = await request(service.server)
-      .get(`/v1/sites/${siteId}/oauth`)
-      .set("Authorization", `Bearer ${key}`)
-      .expect(200);
+    const status = await oauthStatus(service, key, siteId).expect(200);
     expect(status.body.data).to.include({
       site_id: siteId,
       status: "connected",
@@ -232,22 +231,13 @@ describe("connecting a site's OAuth adapter", function () {
   it("disconnects: revokes the refresh token at the provider and deletes the tokens", async () => {
     const siteId = await airtableSite(service, workspaceId);
     await connectWithKey(service, provider, key, siteId);
-    const res = await request(service.server)
-      .delete(`/v1/sites/${siteId}/oauth`)
-      .set("Authorization", `Bearer ${key}`)
-      .expect(200);
+    const res = await disconnect(service, key, siteId).expect(200);
     expect(res.body.data).to.deep.equal({ site_id: siteId, disconnected: true, revoked: true });
     expect(provider.revoked.size).to.be.greaterThan(0);
     expect(await service.store.oauth.connection(siteId)).to.equal(undefined);
-    const status = await request(service.server)
-      .get(`/v1/sites/${siteId}/oauth`)
-      .set("Authorization", `Bearer ${key}`)
-      .expect(200);
+    const status = await oauthStatus(service, key, siteId).expect(200);
     expect(status.body.data.status).to.equal("not_connected");
-    const again = await request(service.server)
-      .delete(`/v1/sites/${siteId}/oauth`)
-      .set("Authorization", `Bearer ${key}`)
-      .expect(404);
+    const again = await disconnect(service, key, siteId).expect(404);
     expect(again.body.error.code).to.equal("not_found");
   });
 });

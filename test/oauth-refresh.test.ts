@@ -14,7 +14,13 @@ import type { TestService } from "./helpers/test-service.ts";
 import { startOAuthProvider, type TestOAuthProvider } from "./helpers/oauth-provider.ts";
 import { startAirtableStandin, type AirtableStandin } from "./helpers/airtable-standin.ts";
 import { productsTable } from "./helpers/airtable-products.ts";
-import { airtableSite, BASE_ID, connectWithKey, startOAuthService } from "./helpers/oauth-site.ts";
+import {
+  airtableSite,
+  BASE_ID,
+  connectWithKey,
+  startOAuthService,
+  oauthStatus,
+} from "./helpers/oauth-site.ts";
 
 /** Tokens that expire within the refresh window (15 minutes), and ones that do not. */
 const STALE = 10 * 60;
@@ -183,10 +189,7 @@ for (const target of databaseTargets) {
         adapter_type: "airtable",
         error: "reauth_required",
       });
-      const status = await request(first.server)
-        .get(`/v1/sites/${siteId}/oauth`)
-        .set("Authorization", `Bearer ${key}`)
-        .expect(200);
+      const status = await oauthStatus(first, key, siteId).expect(200);
       expect(status.body.data.status).to.equal("reauth_required");
       expect(status.body.data.last_error).to.include("invalid_grant");
       // Reconnecting mends it.

@@ -2,8 +2,8 @@
  * What the Airtable adapter tests share: adapters made through a host as the service makes them
  * (with `context.oauth` answering a test's token), the products collection and a checked query.
  */
-import type { AdapterQuery, DataAdapter, OAuthAccess, PluginHost } from "sitevoice";
-import { CONFORMANCE_FIELDS, conformanceCollection, testPluginHost } from "sitevoice/testing";
+import type { DataAdapter, OAuthAccess, PluginHost } from "sitevoice";
+import { conformanceCollection, conformanceQuery, testPluginHost } from "sitevoice/testing";
 import airtablePlugin, { type AirtableConfig } from "./index.ts";
 
 export const signal = new AbortController().signal;
@@ -15,13 +15,7 @@ export const TOKEN = "oaat_standin_TOPSECRET_6f1d2c.v1";
 export const products = conformanceCollection("Products");
 
 /** A checked query as the service would hand it over: no filters, limit 10. */
-export const query = (overrides: Partial<AdapterQuery> = {}): AdapterQuery => ({
-  searchFields: [...CONFORMANCE_FIELDS.searchable_fields],
-  filters: [],
-  limit: 10,
-  fields: [...CONFORMANCE_FIELDS.display_fields],
-  ...overrides,
-});
+export const query = conformanceQuery;
 
 /**
  * Adapters as the service makes them: through a PluginHost whose `context.oauth` answers

@@ -5,8 +5,8 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AdapterQuery, DataAdapter, PluginHost } from "sitevoice";
-import { CONFORMANCE_FIELDS, conformanceCollection, testPluginHost } from "sitevoice/testing";
+import type { DataAdapter, PluginHost } from "sitevoice";
+import { conformanceCollection, conformanceQuery, testPluginHost } from "sitevoice/testing";
 import restPlugin, { type RestConfig } from "./index.ts";
 
 export const signal = new AbortController().signal;
@@ -16,13 +16,7 @@ export const BEARER_SECRET = "sk_live_TOPSECRET_4242";
 export const HEADER_SECRET = "tenant-secret-5678";
 
 /** A checked query as the service would hand it over: no filters, limit 10. */
-export const query = (overrides: Partial<AdapterQuery> = {}): AdapterQuery => ({
-  searchFields: [...CONFORMANCE_FIELDS.searchable_fields],
-  filters: [],
-  limit: 10,
-  fields: [...CONFORMANCE_FIELDS.display_fields],
-  ...overrides,
-});
+export const query = conformanceQuery;
 
 /** A port nothing listens on. */
 export async function closedPort(): Promise<number> {

@@ -70,6 +70,14 @@ export async function startWithKey(service: TestService, key: string, siteId: st
   return { url, state: url.searchParams.get("state")!, body: res.body.data };
 }
 
+/** `GET /v1/sites/:id/oauth` with `key`. */
+export const oauthStatus = (service: TestService, key: string, siteId: string) =>
+  request(service.server).get(`/v1/sites/${siteId}/oauth`).set("Authorization", `Bearer ${key}`);
+
+/** `DELETE /v1/sites/:id/oauth` with `key`. */
+export const disconnect = (service: TestService, key: string, siteId: string) =>
+  request(service.server).delete(`/v1/sites/${siteId}/oauth`).set("Authorization", `Bearer ${key}`);
+
 /** Opens the callback with the provider's answer `query` (and a browser's cookie, if any). */
 export function callback(service: TestService, query: URLSearchParams, cookie?: string) {
   const call = request(service.server).get(`/v1/oauth/callback?${query}`);

@@ -10,7 +10,7 @@ import { isServiceError } from "../../errors.ts";
 import { httpStatus } from "../../http/error-status.ts";
 import { checkSearch } from "../../search/check-search.ts";
 import { runSearch, type QueryResult } from "../../search/run-search.ts";
-import type { CollectionSpec, SearchParams } from "../../search/search-types.ts";
+import type { AdapterQuery, CollectionSpec, SearchParams } from "../../search/search-types.ts";
 import type { DataAdapter } from "../plugin.ts";
 import { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.ts";
 
@@ -36,6 +36,18 @@ export const conformanceCollection = (source: string, name = "products"): Collec
   searchable_fields: [...CONFORMANCE_FIELDS.searchable_fields],
   filterable_fields: [...CONFORMANCE_FIELDS.filterable_fields],
   display_fields: [...CONFORMANCE_FIELDS.display_fields],
+});
+
+/**
+ * A checked query over the conformance collection as the service hands it to `search`: no
+ * filters, limit 10, the display fields; `overrides` change any part. For an adapter's own tests.
+ */
+export const conformanceQuery = (overrides: Partial<AdapterQuery> = {}): AdapterQuery => ({
+  searchFields: [...CONFORMANCE_FIELDS.searchable_fields],
+  filters: [],
+  limit: 10,
+  fields: [...CONFORMANCE_FIELDS.display_fields],
+  ...overrides,
 });
 
 const search = async (subject: ConformanceSubject, params: Omit<SearchParams, "collection">) =>

@@ -3,7 +3,11 @@
  * tested: a host made as the service makes its own, the adapter conformance kit, and a realistic
  * voice session request.
  */
-export { adapterConformanceCases, conformanceCollection } from "./adapter-conformance-cases.ts";
+export {
+  adapterConformanceCases,
+  conformanceCollection,
+  conformanceQuery,
+} from "./adapter-conformance-cases.ts";
 export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance-cases.ts";
 export { describeAdapterConformance } from "./adapter-conformance.ts";
 export { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.ts";
