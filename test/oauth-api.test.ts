@@ -152,7 +152,10 @@ describe("the OAuth endpoints' bad inputs", function () {
   });
 
   it("answers 503 when the operator configured no client for the adapter type", async () => {
-    const bare = await startTestService(database.url, { SITEVOICE_JOBS: "off" });
+    const bare = await startTestService(database.url, {
+      SITEVOICE_JOBS: "off",
+      SITEVOICE_SIGNUP: "open",
+    });
     try {
       const barekey = await bare.key(workspaceId);
       const res = await request(bare.server)
@@ -162,6 +165,21 @@ describe("the OAuth endpoints' bad inputs", function () {
         .expect(503);
       expect(res.body.error.code).to.equal("service_unavailable");
       expect(res.body.error.message).to.include("SITEVOICE_OAUTH_CLIENTS");
+      // The dashboard's Connect link goes back to the site's page, which says why.
+      const member = await signUp(bare, "Nordic Home");
+      const site = await airtableSite(bare, member.workspaceId);
+      const link = await request(bare.server)
+        .get(`/v1/sites/${site}/oauth/start?workspace_id=${member.workspaceId}`)
+        .set("Cookie", member.cookie)
+        .expect(303);
+      expect(link.headers.location).to.equal(
+        `/dashboard/sites/${site}?workspace_id=${member.workspaceId}&oauth=not_configured#connection`,
+      );
+      const page = await request(bare.server)
+        .get(link.headers.location!.replace(/#.*/, ""))
+        .set("Cookie", member.cookie)
+        .expect(200);
+      expect(page.text).to.include("Connecting is not set up on this service yet");
     } finally {
       await bare.stop();
     }

@@ -1,7 +1,7 @@
 /**
  * A site's OAuth connection, under `/v1/sites/:id/oauth`:
  * - `POST start` answers `{authorization_url, expires_at}`; `GET start` redirects (302) to it,
- *   for a link in a page. Either with a `sites:write` key, or a dashboard session (then
+ *   for a link in a page (a member's that cannot start goes back to the site's page, saying why). Either with a `sites:write` key, or a dashboard session (then
  *   `?workspace_id=` when the member has several workspaces). 20 starts per site per 10 minutes.
  * - `GET` (sites:read): where the connection stands, never a token.
  * - `DELETE` (sites:write): revokes at the provider where it can, and deletes the tokens.
@@ -10,6 +10,7 @@
  */
 import { Router, type NextFunction, type Request, type Response } from "express";
 import type { AccountService } from "../accounts/account-service.ts";
+import { isServiceError } from "../errors.ts";
 import { dashboardPrincipal } from "../auth/principal.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
@@ -25,9 +26,21 @@ import { validateBody } from "../validation/schema-validator.ts";
 /** Starts of a site's connection: each stores a state, and a person follows at most a few. */
 export const OAUTH_START_LIMIT = { name: "oauth-start", points: 20, durationSeconds: 600 };
 
+/** Why a start from the dashboard's Connect link did not go to the provider. */
+export type StartFailure = "not_configured" | "too_many_starts" | "start_failed";
+
+/** `url` with `?oauth=<outcome>` added (after its own query, if any), at its connection section. */
+export const withOutcome = (url: string, outcome: string) =>
+  `${url}${url.includes("?") ? "&" : "?"}oauth=${outcome}#connection`;
+
 /** The site's dashboard page: where a connection started without `return_to` comes back to. */
 export const sitePage = (siteId: string, workspaceId: string) =>
   `/dashboard/sites/${siteId}?workspace_id=${workspaceId}`;
+
+function startFailure(code: string): StartFailure {
+  if (code === "service_unavailable") return "not_configured";
+  return code === "rate_limited" ? "too_many_starts" : "start_failed";
+}
 
 export function oauthRoutes(
   parts: {
@@ -74,7 +87,14 @@ export function oauthRoutes(
 
   router.get("/v1/sites/:id/oauth/start", keyOrSession, async (req, res) => {
     queryParams(req, ["workspace_id"]);
-    res.redirect(302, (await start(req, res, undefined)).authorization_url);
+    try {
+      res.redirect(302, (await start(req, res, undefined)).authorization_url);
+    } catch (error) {
+      // The dashboard's Connect link: back to the site's page, which says why, not a JSON page.
+      if (req.account === undefined || !isServiceError(error)) throw error;
+      const page = sitePage(req.params.id as string, principalOf(req).workspaceId);
+      res.redirect(303, withOutcome(page, startFailure(error.code)));
+    }
   });
 
   router.get("/v1/sites/:id/oauth", requireKey("sites:read"), async (req, res) => {

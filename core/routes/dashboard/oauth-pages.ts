@@ -14,7 +14,7 @@ import { OAuthCallbackError, type CallbackFailure } from "../../oauth/oauth-flow
 import { oauthBlockOf } from "../../oauth/oauth-provider.ts";
 import type { OAuthConnectionView, OAuthService } from "../../oauth/oauth-service.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
-import { sitePage } from "../oauth-routes.ts";
+import { sitePage, withOutcome, type StartFailure } from "../oauth-routes.ts";
 import type { SiteView } from "../../sites/site-service.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
@@ -24,7 +24,7 @@ export interface OAuthPagesParts {
   plugins: PluginHost;
 }
 
-type Outcome = "connected" | "disconnected" | CallbackFailure;
+export type Outcome = "connected" | "disconnected" | StartFailure | CallbackFailure;
 
 /** What the site page says after each outcome; `error` marks a failure. */
 const NOTICES: Record<Outcome, { text: string; error?: true }> = {
@@ -46,15 +46,23 @@ const NOTICES: Record<Outcome, { text: string; error?: true }> = {
     text: "The provider did not complete the connection. Try again in a moment.",
     error: true,
   },
+  not_configured: {
+    text: "Connecting is not set up on this service yet: its operator adds an OAuth client for this adapter.",
+    error: true,
+  },
+  too_many_starts: {
+    text: "Too many connection attempts: wait a few minutes and connect again.",
+    error: true,
+  },
+  start_failed: {
+    text: "Connecting could not start. Check the site's adapter and try again.",
+    error: true,
+  },
   adapter_changed: {
     text: "The site's adapter changed while connecting. Connect again.",
     error: true,
   },
 };
-
-/** `url` with `?oauth=<outcome>` added (after its own query, if any). */
-const withOutcome = (url: string, outcome: Outcome) =>
-  `${url}${url.includes("?") ? "&" : "?"}oauth=${outcome}#connection`;
 
 export function oauthPages(parts: OAuthPagesParts, _render: Renderer): Router {
   const router = Router();
