@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import request from "supertest";
-import { isSealed } from "../core/security/secret-box.ts";
+import crypto from "node:crypto";
+import { isSealed, keyRing, open } from "../core/security/secret-box.ts";
+import { rotateSecrets } from "../core/sites/secret-rotation.ts";
 import { hashToken } from "../core/security/token-hash.ts";
 import {
   createTestDatabase,
@@ -239,5 +241,23 @@ describe("connecting a site's OAuth adapter", function () {
     expect(status.body.data.status).to.equal("not_connected");
     const again = await disconnect(service, key, siteId).expect(404);
     expect(again.body.error.code).to.equal("not_found");
+  });
+
+  // Last: it re-seals the whole store under a key this service does not hold.
+  it("re-seals the connection's tokens under a new master key (secrets rotate)", async () => {
+    const siteId = await airtableSite(service, workspaceId);
+    await connectWithKey(service, provider, key, siteId);
+    const before = (await service.store.oauth.connection(siteId))!;
+    const newKey = crypto.randomBytes(32);
+    const rotated = await rotateSecrets(
+      service.store,
+      keyRing(newKey, [...service.ring.keys.values()]),
+    );
+    expect(rotated.oauthConnections).to.be.at.least(1);
+    const after = (await service.store.oauth.connection(siteId))!;
+    const alone = keyRing(newKey);
+    expect(open(alone, after.access_token)).to.equal(open(service.ring, before.access_token));
+    expect(open(alone, after.refresh_token!)).to.equal(open(service.ring, before.refresh_token!));
+    expect(after.generation).to.equal(before.generation);
   });
 });
