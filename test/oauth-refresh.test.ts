@@ -168,6 +168,19 @@ for (const target of databaseTargets) {
       expect(provider.counts.refresh).to.equal(refreshes + 1);
     });
 
+    it("refreshes a refused token even while a failed refresh is waiting to be retried", async () => {
+      const siteId = await connectedSite(STALE);
+      provider.failRefresh = "unavailable";
+      await search(first, siteId).expect(200);
+      expect((await connection(siteId)).retry_after).to.be.a("number");
+      provider.failRefresh = undefined;
+      provider.forgetAccessTokens();
+      const refreshes = provider.counts.refresh;
+      await search(second, siteId).expect(200);
+      expect(provider.counts.refresh).to.equal(refreshes + 1);
+      expect((await connection(siteId)).failures).to.equal(0);
+    });
+
     it("marks the connection reauth_required on invalid_grant, with one adapter.error event", async () => {
       const siteId = await connectedSite(STALE);
       provider.failRefresh = "invalid_grant";

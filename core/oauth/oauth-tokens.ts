@@ -78,7 +78,7 @@ export class OAuthTokens {
     if (token !== rejected && (this.#fresh(connection) || this.#waiting(connection))) return token;
     let attempt = this.#refreshing.get(scope.siteId);
     if (attempt === undefined) {
-      attempt = this.#refreshUnderLease(scope, connection.generation).finally(() =>
+      attempt = this.#refreshUnderLease(scope, connection.generation, rejected).finally(() =>
         this.#refreshing.delete(scope.siteId),
       );
       this.#refreshing.set(scope.siteId, attempt);
@@ -121,10 +121,14 @@ export class OAuthTokens {
   }
 
   /**
-   * Refreshes the tokens of `generation` (the stale ones this instance saw) unless another
-   * instance did first: takes the lease, or waits for whoever holds it.
+   * Refreshes the tokens of `generation` (the stale ones this instance saw, or the one the API
+   * `rejected`) unless another instance did first: takes the lease, or waits for whoever holds it.
    */
-  async #refreshUnderLease(scope: TokenScope, generation: number): Promise<string> {
+  async #refreshUnderLease(
+    scope: TokenScope,
+    generation: number,
+    rejected: string | undefined,
+  ): Promise<string> {
     const { store, ring } = this.#parts;
     const started = this.#now();
     for (;;) {
@@ -134,9 +138,10 @@ export class OAuthTokens {
           const current = this.#usable(await store.oauth.connection(scope.siteId), scope);
           // Refreshed by another instance since this one saw the stale token (use that), or
           // another just failed to (the old one still serves).
-          if (current.generation !== generation ? this.#fresh(current) : this.#waiting(current)) {
-            return open(ring, current.access_token);
-          }
+          const token = open(ring, current.access_token);
+          const usable =
+            current.generation !== generation ? this.#fresh(current) : this.#waiting(current);
+          if (usable && token !== rejected) return token;
           return await this.#refresh(scope, current);
         } finally {
           await store.oauth.releaseRefreshLock(scope.siteId, this.#owner);
