@@ -13,10 +13,10 @@ export type WebhookEventType =
   | "lead.captured"
   | "lead.updated"
   | "usage.threshold"
+  | "adapter.error"
   | "session.started"
   | "function.called"
   | "site.deleted"
-  | "adapter.error"
   | "session.ended";
 /**
  * The event types delivered to the endpoint: 1 to 20 distinct names.
