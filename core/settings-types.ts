@@ -101,6 +101,12 @@ export interface Settings {
    */
   jobs: boolean;
   /**
+   * SITEVOICE_DRAIN_MS: on SIGTERM, how long the instance goes on serving while `/v1/health/ready`
+   * answers 503, so a load balancer takes it out of its pool before it stops accepting (3,000 by
+   * default, from 0 to 60,000; keep it above the balancer's check interval times its fall count).
+   */
+  drainMs: number;
+  /**
    * SITEVOICE_JOBS_POLL_MS: how often the processor looks for due jobs (5,000 by default, from
    * 100 to 60,000): how long a job queued now may wait before it starts.
    */

@@ -47,6 +47,23 @@ export function parseCount(variable: string, raw: string | undefined, fallback: 
   return count;
 }
 
+/** Milliseconds from 0 to `max`, `fallback` when unset. */
+export function parseMillis(
+  variable: string,
+  raw: string | undefined,
+  fallback: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw new SettingsError(
+      variable,
+      `must be a number of milliseconds from 0 to ${max} (got "${raw}")`,
+    );
+  }
+  return Number(raw);
+}
+
 /** An integer setting from `min` to `max`, `fallback` when unset. */
 export function parseBetween(
   variable: string,

@@ -15,6 +15,7 @@ import {
   parseBoolean,
   parseSignup,
   parseBetween,
+  parseMillis,
   parseCount,
   parseDatabaseUrl,
   parseMasterKey,
@@ -137,6 +138,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
         : mailSetting("SITEVOICE_OWNER_EMAIL", ownerEmail, checkMailAddress),
     signup: parseSignup(value("SITEVOICE_SIGNUP") ?? "invite"),
     jobs: parseBoolean("SITEVOICE_JOBS", value("SITEVOICE_JOBS") ?? "on"),
+    drainMs: parseMillis("SITEVOICE_DRAIN_MS", value("SITEVOICE_DRAIN_MS"), 3_000, 60_000),
     jobsPollMs: parseBetween(
       "SITEVOICE_JOBS_POLL_MS",
       value("SITEVOICE_JOBS_POLL_MS"),

@@ -1,4 +1,5 @@
 /** Builds the Express app from the service's parts; no I/O happens here. */
+import { Lifecycle } from "./lifecycle.ts";
 import express, { type Express } from "express";
 import type { ServiceParts } from "../compose.ts";
 import { apiKeyAuth } from "./api-key-auth.ts";
@@ -28,7 +29,11 @@ import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
 /** What the app is made of: the service's parts (everything but `close`). */
 export type AppParts = Omit<ServiceParts, "close">;
 
-export function createApp(parts: AppParts): Express {
+/**
+ * The app of `parts`; `lifecycle` is the running instance's (draining, jobs), which the
+ * readiness check reads: a new one (ready, no jobs) for an app made without a service around it.
+ */
+export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express {
   const app = express();
   app.disable("x-powered-by");
   // API answers change with every request (meta.request_id, meta.ts): an ETag could never match,
@@ -40,7 +45,7 @@ export function createApp(parts: AppParts): Express {
   app.use(optionsHandler);
 
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
-  app.use(healthRoutes(parts.store, parts.plugins));
+  app.use(healthRoutes({ ...parts, lifecycle }));
   app.use(crawlerPageRoutes());
   app.use(widgetScriptRoutes({ sites: parts.sites, demo: parts.settings.demo }));
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));

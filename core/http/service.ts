@@ -6,6 +6,7 @@ import http from "node:http";
 import { widgetBundle } from "../widget/widget-bundle.ts";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
+import { Lifecycle } from "./lifecycle.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
 import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";
@@ -76,7 +77,8 @@ export async function startService(
     }
     // The widget bundled now, not at its first visitor's request; a failure is the log's.
     widgetBundle().catch((err: unknown) => logger.error({ err }, "the widget did not build"));
-    const server = http.createServer(createApp(parts));
+    const lifecycle = new Lifecycle();
+    const server = http.createServer(createApp(parts, lifecycle));
     server.on("clientError", clientErrorHandler(logger));
     const drain = drainer(server);
     await new Promise<void>((resolve, reject) => {
@@ -92,6 +94,7 @@ export async function startService(
       await drain();
       throw error;
     }
+    lifecycle.jobsStarted(jobs.processing);
     // The webhook outbox is sent wherever jobs run (SITEVOICE_JOBS).
     if (settings.jobs) parts.webhookDispatcher.start();
     parts.crawls.attach(jobs);
@@ -104,6 +107,13 @@ export async function startService(
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // Not ready from now on, still serving: the load balancer's checks see the 503 and take
+        // this instance out of the pool before it stops accepting (SITEVOICE_DRAIN_MS).
+        lifecycle.drain();
+        if (settings.drainMs > 0) {
+          logger.info({ drain_ms: settings.drainMs }, "draining: not ready, still serving");
+          await new Promise((resolve) => setTimeout(resolve, settings.drainMs));
+        }
         // No new request from the first moment: clients move to another instance while the
         // jobs stop, however long their runs under way take. Open streams would hold the drain
         // to its end: their clients reconnect elsewhere.
@@ -112,6 +122,7 @@ export async function startService(
         // Crawls under way are given back first, so the jobs' stop does not wait for them.
         await parts.crawls.stop();
         await jobs.stop();
+        lifecycle.jobsStopped();
         await parts.webhookDispatcher.stop();
         await drained;
         await parts.close();

@@ -34,7 +34,8 @@ export function run(args: string[], cwd: string, env: Record<string, string>): R
   );
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd,
-    env: { ...clean, LOG_LEVEL: "info", ...env },
+    // No load balancer in front: a stop needs no drain unless the test asks for one.
+    env: { ...clean, LOG_LEVEL: "info", SITEVOICE_DRAIN_MS: "0", ...env },
   });
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));

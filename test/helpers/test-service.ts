@@ -40,6 +40,7 @@ export async function startTestService(
     SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
     DATABASE_URL: databaseUrl,
     SITEVOICE_SITES_DIR: "", // suites load site files themselves when they want some
+    SITEVOICE_DRAIN_MS: "0", // no load balancer to tell: a stop needs no drain
     ...env,
   });
   const service = await startService(settings);
