@@ -4,7 +4,7 @@
  */
 import type { Redis } from "ioredis";
 import type { PluginHost } from "./host/plugin-host.ts";
-import type { Lifecycle } from "./http/lifecycle.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 import { ping } from "./store/database.ts";
 import type { Store } from "./store/store.ts";
 

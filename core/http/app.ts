@@ -1,5 +1,5 @@
 /** Builds the Express app from the service's parts; no I/O happens here. */
-import { Lifecycle } from "./lifecycle.ts";
+import { Lifecycle } from "../lifecycle.ts";
 import express, { type Express } from "express";
 import type { ServiceParts } from "../compose.ts";
 import { apiKeyAuth } from "./api-key-auth.ts";

@@ -6,7 +6,7 @@ import http from "node:http";
 import { widgetBundle } from "../widget/widget-bundle.ts";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
-import { Lifecycle } from "./lifecycle.ts";
+import { Lifecycle } from "../lifecycle.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
 import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";

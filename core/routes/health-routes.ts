@@ -13,7 +13,7 @@ import type { Redis } from "ioredis";
 import { healthReport, readiness } from "../health.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import { sendData } from "../http/envelope.ts";
-import type { Lifecycle } from "../http/lifecycle.ts";
+import type { Lifecycle } from "../lifecycle.ts";
 import type { Store } from "../store/store.ts";
 
 export function healthRoutes(parts: {
