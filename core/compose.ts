@@ -70,7 +70,7 @@ export async function composeStore(
   settings: Readonly<Settings>,
   logger: Logger = createLogger(settings),
 ): Promise<StoreParts> {
-  const store = new Store(openDatabase(settings.database));
+  const store = new Store(openDatabase(settings.database, logger));
   try {
     const applied = await migrate(store.db);
     if (applied.length > 0) logger.info({ migrations: applied }, "store migrated");

@@ -8,6 +8,9 @@
 
 export type ErrorDetails = Record<string, unknown>;
 
+/** How long a client is asked to wait before retrying while the database is away. */
+const STORE_RETRY_AFTER_SECONDS = 1;
+
 export const errorCodes = {
   invalid_request: {
     meaning: "Body or parameters failed validation; details names the field",
@@ -161,6 +164,12 @@ export const errors = {
     new ServiceError("internal_error", "Internal server error", { cause }),
   serviceUnavailable: (message: string, cause?: unknown) =>
     new ServiceError("service_unavailable", message, { cause }),
+  /** The database cannot be reached for now (restarting, down, out of connections). */
+  storeUnavailable: (cause: unknown) =>
+    new ServiceError("service_unavailable", "The database is not reachable; retry in a moment", {
+      cause,
+      details: { retry_after_seconds: STORE_RETRY_AFTER_SECONDS },
+    }),
   /** The site's first crawl has not finished: what needs its pages cannot answer yet. */
   crawlerUnavailable: (retryAfterSeconds: number) =>
     new ServiceError(

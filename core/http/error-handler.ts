@@ -1,7 +1,8 @@
 /**
  * The last middleware: turns anything thrown into the envelope. Errors of reading the request
  * (body parsers, the router) become 4xx by their status and type, so a parser added later is
- * covered too; anything unknown is logged with its cause and answered 500. No parser's, zlib's
+ * covered too; a database that cannot be reached for now is 503 with Retry-After (a client's
+ * retry hides a restart); anything else unknown is logged with its cause and answered 500. No parser's, zlib's
  * or router's own message is ever sent: they describe our internals, not the caller's mistake.
  */
 import type { NextFunction, Request, Response } from "express";
@@ -10,6 +11,7 @@ import { sendError } from "./envelope.ts";
 import { httpStatus } from "./error-status.ts";
 import { errors, isServiceError, type ServiceError } from "../errors.ts";
 import { pathMethods } from "./path-methods.ts";
+import { isStoreUnavailable } from "../store/store-errors.ts";
 
 /**
  * What body-parser and raw-body throw (http-errors): a 4xx status, `expose: true` and usually a
@@ -92,6 +94,7 @@ export function toServiceError(error: unknown, req?: Pick<Request, "headers">): 
     });
   }
   if (isClientHttpError(error)) return fromClientHttpError(error, req);
+  if (isStoreUnavailable(error)) return errors.storeUnavailable(error);
   return errors.internal(error);
 }
 

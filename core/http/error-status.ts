@@ -43,7 +43,10 @@ export function errorHeaders(error: ServiceError): Record<string, string> {
       typeof limit === "number" ? { limit, remaining: 0, resetSeconds: retryAfter } : undefined;
     return { "Retry-After": String(retryAfter), ...(state && rateLimitHeaders(state)) };
   }
-  if (error.code === "crawler_unavailable" && typeof retryAfter === "number") {
+  if (
+    (error.code === "crawler_unavailable" || error.code === "service_unavailable") &&
+    typeof retryAfter === "number"
+  ) {
     return { "Retry-After": String(retryAfter) };
   }
   if (error.code === "method_not_allowed" && Array.isArray(allow)) {

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import knexFactory, { type Knex } from "knex";
 import pg from "pg";
+import type { Logger } from "pino";
 import type { DatabaseClient, Settings } from "../settings.ts";
 import { ensurePrivateDir, ensurePrivateFile } from "../util/private-files.ts";
 import { migrationSource } from "./migrations/index.ts";
@@ -19,7 +20,17 @@ export interface Database {
   client: DatabaseClient;
 }
 
-export function openDatabase(database: Settings["database"]): Database {
+/** Where knex's own warnings go (a lost connection, a failed acquire): the service's logger. */
+export type DatabaseLog = Pick<Logger, "warn" | "error" | "debug">;
+
+export function openDatabase(database: Settings["database"], logger?: DatabaseLog): Database {
+  // Unset, knex writes them to the console, outside the service's log.
+  const log = logger && {
+    warn: (message: string) => logger.warn({ component: "knex" }, message),
+    error: (message: string) => logger.error({ component: "knex" }, message),
+    deprecate: (message: string) => logger.debug({ component: "knex" }, message),
+    debug: (message: string) => logger.debug({ component: "knex" }, message),
+  };
   switch (database.client) {
     case "sqlite": {
       const filename = database.filename ?? ":memory:";
@@ -31,6 +42,7 @@ export function openDatabase(database: Settings["database"]): Database {
       const knex = knexFactory({
         client: "better-sqlite3",
         connection: { filename },
+        log,
         useNullAsDefault: true,
         pool: {
           // better-sqlite3 is synchronous: one connection serializes writes, as SQLite does anyway.
@@ -59,7 +71,12 @@ export function openDatabase(database: Settings["database"]): Database {
     }
     case "postgres":
       return {
-        knex: knexFactory({ client: "pg", connection: database.url, pool: { min: 0, max: 10 } }),
+        knex: knexFactory({
+          client: "pg",
+          connection: database.url,
+          pool: { min: 0, max: 10 },
+          log,
+        }),
         client: "postgres",
       };
     case "mysql":
@@ -68,6 +85,7 @@ export function openDatabase(database: Settings["database"]): Database {
           client: "mysql2",
           connection: { uri: database.url, supportBigNumbers: true, charset: "utf8mb4" } as never,
           pool: { min: 0, max: 10 },
+          log,
         }),
         client: "mysql",
       };

@@ -9,6 +9,46 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+/** Network errors of a driver that cannot reach its database, or lost the connection to it. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "PROTOCOL_CONNECTION_LOST", // mysql2
+  "ER_SERVER_SHUTDOWN", // MySQL / MariaDB shutting down
+  "ER_CON_COUNT_ERROR", // MySQL / MariaDB: too many connections
+  "SQLITE_BUSY", // another process holds the file's lock past busy_timeout
+]);
+
+/** PostgreSQL: a connection exception (class 08), shutting down or starting up (57P01–57P03). */
+const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+
+/** What pg says when the server closes the connection under a query (it gives no code). */
+const PG_TERMINATED = /^Connection terminated|^Client has encountered a connection error/;
+
+/**
+ * Tells apart an error that says the database cannot be reached for now (restarting, down,
+ * unreachable, out of connections, or knex waiting too long for a connection) from a fault in
+ * what was asked: the first is answered 503 with Retry-After, which a client retries.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === "string" && (UNREACHABLE.has(code) || PG_UNAVAILABLE.test(code))) {
+      return true;
+    }
+    if (e.name === "KnexTimeoutError" || PG_TERMINATED.test(e.message)) return true;
+    // Node's connect to a host with several addresses fails with an AggregateError.
+    if (e instanceof AggregateError && e.errors.some((inner) => isStoreUnavailable(inner))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Escapes a user string for `LIKE … ESCAPE '!'`, so `%` and `_` match themselves. */
 export const likePattern = (text: string) =>
   `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
