@@ -357,18 +357,47 @@ function acrossInstances(
       expect(streamed(again)).to.deep.equal([...missed, live]);
     });
 
-    it("catches up from the store, once its channel is back, on events it was never told of", async () => {
+    it("reads the store after its last id, so events never announced come in order before the next", async () => {
       const live = await streamOnB();
       await expectSubscribed(b, session.siteId, 1);
-      // Stored behind the event bus's back: no instance publishes them, as a message lost would be.
+      // Stored behind the event bus's back: no instance announces them, as a message lost would.
       const rows = [1, 2, 3].map(() => usageRow(session.siteId));
       await a.store.events.storeUsage(rows);
       const told = await recordOn(a, session, "told");
+      await live.waitFor(4);
+      expect(streamed(live)).to.deep.equal([...rows.map((row) => row.id), told]);
+    });
+
+    it("catches up from the store, once its channel is back, on events it was never told of", async () => {
+      const live = await streamOnB();
+      await expectSubscribed(b, session.siteId, 1);
+      const told = await recordOn(a, session, "told first");
       await live.waitFor(1);
-      expect(streamed(live)).to.deep.equal([told]);
+      const rows = [1, 2, 3].map(() => usageRow(session.siteId));
+      await a.store.events.storeUsage(rows);
       await options.cut((database as TestDatabase).url);
       await live.waitFor(4, 15_000);
-      expect(streamed(live).slice(1)).to.deep.equal(rows.map((row) => row.id));
+      expect(streamed(live)).to.deep.equal([told, ...rows.map((row) => row.id)]);
+    });
+
+    it("sends an event whose batch committed after a later one's, to a client that read the later one", async () => {
+      // Two instances' batches: the first made its id earlier but commits after the second.
+      const early = usageRow(session.siteId);
+      const late = usageRow(session.siteId);
+      expect(early.id < late.id).to.equal(true);
+      await b.store.events.storeUsage([late]);
+      const first = await streamOnB({ "Last-Event-ID": early.id });
+      await first.waitFor(1);
+      expect(streamed(first)).to.deep.equal([late.id]);
+      first.close();
+      await expectSubscribed(b, session.siteId, 0);
+      const [stored] = await a.store.events.storeUsage([early]);
+      expect(stored!.row.id > late.id, "stored with an id above the later event's").to.equal(true);
+      const again = await streamOnB({ "Last-Event-ID": late.id });
+      await again.waitFor(1);
+      expect(streamed(again)).to.deep.equal([stored!.row.id]);
+      const events = await a.store.events.listUsage(session.siteId);
+      expect(events.filter((e) => e.id === early.id)).to.deep.equal([]);
     });
   });
 }

@@ -51,13 +51,12 @@ for (const target of databaseTargets) {
         business_description: "",
         domain: `${siteId}.example`,
       });
-      const end = usageRow(siteId, { type: "session_end", duration_seconds: 90, created_at: AT });
-      await service.store.events.storeUsage([
+      const [, end] = await service.store.events.storeUsage([
         usageRow(siteId, { type: "session_start", created_at: AT - 90_000 }),
-        end,
+        usageRow(siteId, { type: "session_end", duration_seconds: 90, created_at: AT }),
         usageRow(siteId, { type: "session_end", duration_seconds: 30, created_at: AT + 1 }),
       ]);
-      return { siteId, end };
+      return { siteId, end: end!.row };
     }
 
     const summary = (siteId: string) =>

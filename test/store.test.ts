@@ -84,6 +84,7 @@ for (const target of databaseTargets) {
           "017-user-data",
           "018-dashboard-sessions",
           "019-oauth",
+          "020-usage-stream-heads",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

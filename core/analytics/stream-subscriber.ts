@@ -1,8 +1,7 @@
 /**
- * What the live stream (usage-stream.ts) keeps per subscriber, and the messages its instances
- * exchange: a subscriber's sink, the events it holds while catching up, the ids it has written
- * (so an event both caught up and heard is written once); a message names an instance, a site and
- * the ids of events stored there.
+ * What the live stream (usage-stream.ts) keeps per subscriber (its sink, the events it holds
+ * while catching up, the last id it has written, so an event both caught up and read live is
+ * written once) and per site with subscribers (its feed: how far its events have been read).
  */
 import type { UsageEvent } from "../events/event-bus.ts";
 
@@ -19,52 +18,39 @@ export interface StreamSink {
   cut(reason: string): void;
 }
 
-/** A message on the usage channel: instance, site, the ids of events stored. */
-export interface Stored {
-  i: string;
-  s: string;
-  e: string[];
-}
-
-/** How many written ids a subscriber remembers, so an event caught up and also heard is sent once. */
-const RECENT_IDS = 16_384;
 export class Subscriber {
-  /** Events heard live while catching up from the store; undefined when live. */
+  /** Events the feed read while this one caught up from the store; undefined when live. */
   held: UsageEvent[] | undefined;
-  /** Where another catch-up asked for during this one starts (the least asked). */
-  pendingFrom: string | undefined;
   closed = false;
-  private readonly recent = new Set<string>();
 
   constructor(
     readonly siteId: string,
     readonly sink: StreamSink,
-    /** The least id it may still lack: its Last-Event-ID, or the moment it subscribed. */
-    readonly since: string,
+    /**
+     * The last id written to it, or that its client had seen: ids grow in commit order, so an
+     * event at or below it was written (or is one the client has).
+     */
+    public last: string,
   ) {}
-
-  wrote(id: string): boolean {
-    return this.recent.has(id);
-  }
-
-  remember(id: string) {
-    this.recent.add(id);
-    if (this.recent.size > RECENT_IDS) {
-      this.recent.delete(this.recent.values().next().value as string);
-    }
-  }
 }
 
-export function parseStored(message: string): Stored | undefined {
-  try {
-    const parsed = JSON.parse(message) as Partial<Stored>;
-    const ok =
-      typeof parsed.i === "string" &&
-      typeof parsed.s === "string" &&
-      Array.isArray(parsed.e) &&
-      parsed.e.every((id) => typeof id === "string");
-    return ok ? (parsed as Stored) : undefined;
-  } catch {
-    return undefined;
-  }
+/** A site's subscribers on this instance, and how far its events have been read for them. */
+export interface Feed {
+  siteId: string;
+  subscribers: Set<Subscriber>;
+  /** The last id read from the store and offered to the subscribers. */
+  high: string;
+  reading: boolean;
+  /** Prompted while reading: read again once done. */
+  again: boolean;
+  retry: NodeJS.Timeout | undefined;
 }
+
+export const newFeed = (siteId: string, high: string): Feed => ({
+  siteId,
+  subscribers: new Set(),
+  high,
+  reading: false,
+  again: false,
+  retry: undefined,
+});

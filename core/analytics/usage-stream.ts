@@ -2,13 +2,16 @@
  * The live stream of a site's usage events (`GET /v1/:siteId/analytics/stream`), behind the SSE
  * route: who is subscribed to which site on this instance, and what reaches them.
  *
- * The store is the source of truth, the channel only a prompt. An event recorded here reaches
- * this instance's subscribers from the event bus at once; the ids of each batch are published on
- * the usage channel (core/pubsub: Redis, else PostgreSQL LISTEN/NOTIFY), and another instance with
- * subscribers to that site reads those events from the store and writes them out. A subscriber
- * that comes with the last id it saw (or whose instance's channel was cut, which may have lost
- * messages) first catches up from the store in id order, ids being time-ordered; what arrives
- * live meanwhile is held and written after, each event once.
+ * The store is the source of truth, the channel only a prompt. A site's usage event ids grow in
+ * the order their batches commit, whichever instance wrote them (core/store/repos/
+ * usage-stream-heads.ts), so every event below the last id read has committed. Each site with
+ * subscribers here has a feed: the last id it has read, and a read of the store's events after it
+ * whenever it is prompted: by a batch stored on this instance (the event bus), by a message on the
+ * usage channel (core/pubsub: Redis, else PostgreSQL LISTEN/NOTIFY) naming a batch stored on
+ * another, or by the channel coming back after a cut (which may have lost messages). So events
+ * reach every subscriber in id order, none skipped, and a client that reconnects with the last id
+ * it saw gets exactly the rest: it first catches up from the store, what the feed reads meanwhile
+ * held and written after, each event once.
  *
  * Memory stays bounded: a subscriber whose client does not keep up (its unsent output past the
  * sink's limit, or more held events than `maxHeld`) is cut off. Its client reconnects with
@@ -18,11 +21,11 @@ import crypto from "node:crypto";
 import type { Logger } from "pino";
 import { usageEvent, type EventBus, type UsageEvent } from "../events/event-bus.ts";
 import { MAYBE_MISSED, type Channel, type Topic } from "../pubsub/channel.ts";
-import { idAt } from "../store/ids.ts";
 import type { Store } from "../store/store.ts";
 import { messageOf } from "../util/message-of.ts";
 import { errors } from "../errors.ts";
-import { parseStored, Subscriber, type Stored, type StreamSink } from "./stream-subscriber.ts";
+import { parseStored, StoredAnnouncer } from "./stream-announcer.ts";
+import { newFeed, Subscriber, type Feed, type StreamSink } from "./stream-subscriber.ts";
 
 export const USAGE_STORED: Topic = {
   redis: "sitevoice:usage-stored",
@@ -35,33 +38,23 @@ export const USAGE_STORED: Topic = {
 export interface UsageStreamOptions {
   /** Live events held for a subscriber while it catches up; past this it is cut off. */
   maxHeld?: number;
-  /** Events read from the store at a time when catching up. */
+  /** Events read from the store at a time. */
   pageSize?: number;
   /** How long ids wait to be published together. */
   publishDelayMs?: number;
+  /** How long a feed waits to read again after the store failed it. */
+  retryMs?: number;
 }
 
-/** The ids one message carries at most: PostgreSQL's NOTIFY payload is under 8,000 bytes. */
-const IDS_PER_MESSAGE = 100;
-/**
- * How far before the last message heard a catch-up after a channel cut starts: a message lost
- * with the cut may name events recorded that long before it was heard (batching, commit).
- */
-const CATCH_UP_MARGIN_MS = 5_000;
-
 export class UsageStream {
-  private readonly bySite = new Map<string, Set<Subscriber>>();
-  private readonly unpublished = new Map<string, string[]>();
-  private publishTimer: NodeJS.Timeout | undefined;
-  private readonly instance = crypto.randomUUID();
+  private readonly feeds = new Map<string, Feed>();
+  private readonly opening = new Map<string, Promise<Feed>>();
+  private readonly announcer: StoredAnnouncer;
   private readonly maxHeld: number;
   private readonly pageSize: number;
-  private readonly publishDelayMs: number;
+  private readonly retryMs: number;
   private closed = false;
   private ending = false;
-  private hearing: Promise<void> = Promise.resolve();
-  /** When this instance last heard a message on the channel. */
-  private lastHeard = Date.now();
   /** Subscribers cut off for falling behind, since start. */
   cutOff = 0;
 
@@ -78,30 +71,31 @@ export class UsageStream {
   ) {
     this.maxHeld = options.maxHeld ?? 10_000;
     this.pageSize = options.pageSize ?? 500;
-    this.publishDelayMs = options.publishDelayMs ?? 20;
+    this.announcer = new StoredAnnouncer(
+      parts.channel,
+      crypto.randomUUID(),
+      options.publishDelayMs ?? 20,
+    );
+    this.retryMs = options.retryMs ?? 1_000;
     parts.events.subscribe((bused) => {
       if (bused.kind === "usage") this.recorded(bused.event);
     });
-    // One message at a time, so events reach subscribers in the order they were announced.
-    parts.channel.subscribe((message) => {
-      this.hearing = this.hearing
-        .then(() => this.heard(message))
-        .catch((err: unknown) => parts.logger.error({ err }, "stream message not handled"));
-    });
+    parts.channel.subscribe((message) => this.heard(message));
   }
 
   /**
    * Subscribes `sink` to `siteId`'s events: those after `lastEventId` first, from the store, then
-   * each as it is recorded. Resolves with the unsubscribe function once it is live.
+   * each as it is stored. Resolves with the unsubscribe function once it is live.
    */
   async subscribe(siteId: string, sink: StreamSink, lastEventId?: string): Promise<() => void> {
     if (this.ending) throw errors.serviceUnavailable("The service is shutting down; reconnect");
-    const subscriber = new Subscriber(siteId, sink, lastEventId ?? idAt("evt", Date.now()));
-    let subscribers = this.bySite.get(siteId);
-    if (subscribers === undefined) this.bySite.set(siteId, (subscribers = new Set()));
-    subscribers.add(subscriber);
+    const feed = await this.feedOf(siteId);
+    if (this.ending) throw errors.serviceUnavailable("The service is shutting down; reconnect");
+    const subscriber = new Subscriber(siteId, sink, lastEventId ?? feed.high);
+    feed.subscribers.add(subscriber);
+    this.feeds.set(siteId, feed);
     const unsubscribe = () => this.drop(subscriber);
-    if (lastEventId !== undefined) await this.catchUp(subscriber, lastEventId);
+    if (lastEventId !== undefined) await this.catchUp(subscriber);
     return unsubscribe;
   }
 
@@ -112,9 +106,9 @@ export class UsageStream {
 
   /** How many subscribers this instance has, to one site or in all. */
   count(siteId?: string): number {
-    if (siteId !== undefined) return this.bySite.get(siteId)?.size ?? 0;
+    if (siteId !== undefined) return this.feeds.get(siteId)?.subscribers.size ?? 0;
     let total = 0;
-    for (const subscribers of this.bySite.values()) total += subscribers.size;
+    for (const feed of this.feeds.values()) total += feed.subscribers.size;
     return total;
   }
 
@@ -124,8 +118,8 @@ export class UsageStream {
    */
   endStreams() {
     this.ending = true;
-    for (const subscribers of [...this.bySite.values()]) {
-      for (const subscriber of [...subscribers]) {
+    for (const feed of [...this.feeds.values()]) {
+      for (const subscriber of [...feed.subscribers]) {
         this.drop(subscriber);
         subscriber.sink.cut("the service is shutting down");
       }
@@ -136,78 +130,99 @@ export class UsageStream {
   async close(): Promise<void> {
     this.endStreams();
     this.closed = true;
-    await this.publish();
+    await this.announcer.publish();
+  }
+
+  /** The site's feed, made (from the site's last id in the store) for its first subscriber. */
+  private async feedOf(siteId: string): Promise<Feed> {
+    const known = this.feeds.get(siteId);
+    if (known !== undefined) return known;
+    let opening = this.opening.get(siteId);
+    if (opening === undefined) {
+      opening = this.parts.store.events.streamHead(siteId).then((high) => {
+        const feed = newFeed(siteId, high);
+        this.feeds.set(siteId, feed);
+        // What was stored while the head was read and announced before the feed was there.
+        void this.read(feed);
+        return feed;
+      });
+      this.opening.set(siteId, opening);
+      void opening.finally(() => this.opening.delete(siteId)).catch(() => undefined);
+    }
+    return opening;
   }
 
   private drop(subscriber: Subscriber) {
     subscriber.closed = true;
-    const subscribers = this.bySite.get(subscriber.siteId);
-    subscribers?.delete(subscriber);
-    if (subscribers?.size === 0) this.bySite.delete(subscriber.siteId);
-  }
-
-  /** An event recorded on this instance: to its subscribers now, to the others' soon. */
-  private recorded(event: UsageEvent) {
-    this.offer(event.site_id, [event]);
-    if (!this.parts.shared || this.closed) return;
-    const ids = this.unpublished.get(event.site_id);
-    if (ids === undefined) this.unpublished.set(event.site_id, [event.id]);
-    else ids.push(event.id);
-    this.publishTimer ??= setTimeout(() => void this.publish(), this.publishDelayMs);
-  }
-
-  private async publish() {
-    clearTimeout(this.publishTimer);
-    this.publishTimer = undefined;
-    const batches = [...this.unpublished];
-    this.unpublished.clear();
-    for (const [site, ids] of batches) {
-      for (let at = 0; at < ids.length; at += IDS_PER_MESSAGE) {
-        const message: Stored = {
-          i: this.instance,
-          s: site,
-          e: ids.slice(at, at + IDS_PER_MESSAGE),
-        };
-        await this.parts.channel.publish(JSON.stringify(message));
-      }
+    const feed = this.feeds.get(subscriber.siteId);
+    if (feed === undefined) return;
+    feed.subscribers.delete(subscriber);
+    if (feed.subscribers.size === 0) {
+      this.feeds.delete(subscriber.siteId);
+      clearTimeout(feed.retry);
     }
   }
 
-  /** A message on the usage channel. */
-  private async heard(message: string) {
-    const heardBefore = this.lastHeard;
-    this.lastHeard = Date.now();
+  /** An event stored by this instance: read for its subscribers now, told to the others soon. */
+  private recorded(event: UsageEvent) {
+    const feed = this.feeds.get(event.site_id);
+    if (feed !== undefined) void this.read(feed);
+    if (this.parts.shared && !this.closed) this.announcer.add(event.site_id, event.id);
+  }
+
+  /** A message on the usage channel: a batch another instance stored, or a cut channel back. */
+  private heard(message: string) {
     if (message === MAYBE_MISSED) {
-      // What was lost went unheard since the last message this instance heard.
-      const from = idAt("evt", heardBefore - CATCH_UP_MARGIN_MS);
-      for (const subscribers of this.bySite.values()) {
-        for (const subscriber of subscribers) {
-          void this.catchUp(subscriber, from > subscriber.since ? from : subscriber.since);
-        }
-      }
+      for (const feed of this.feeds.values()) void this.read(feed);
       return;
     }
     const stored = parseStored(message);
-    if (stored === undefined || stored.i === this.instance || !this.bySite.has(stored.s)) return;
+    if (stored === undefined || stored.i === this.announcer.instance) return;
+    const feed = this.feeds.get(stored.s);
+    if (feed !== undefined) void this.read(feed);
+  }
+
+  /**
+   * Reads the site's events after the feed's last id, in id order, and offers them to its
+   * subscribers, until none is left; once more if prompted meanwhile. A store that fails is
+   * read again `retryMs` later: the events are there, only late.
+   */
+  private async read(feed: Feed): Promise<void> {
+    if (feed.reading) {
+      feed.again = true;
+      return;
+    }
+    feed.reading = true;
+    clearTimeout(feed.retry);
+    feed.retry = undefined;
     try {
-      const rows = await this.parts.store.events.usageByIds(stored.s, stored.e);
-      this.offer(stored.s, rows.map(usageEvent));
+      do {
+        feed.again = false;
+        let rows;
+        do {
+          rows = await this.parts.store.events.usageAfter(feed.siteId, feed.high, this.pageSize);
+          if (rows.length > 0) {
+            feed.high = rows.at(-1)!.id;
+            this.offer(feed, rows.map(usageEvent));
+          }
+        } while (rows.length === this.pageSize && this.feeds.get(feed.siteId) === feed);
+      } while (feed.again && this.feeds.get(feed.siteId) === feed);
     } catch (err) {
-      // The events are stored; the site's streams read them from the store once it answers.
       this.parts.logger.warn(
-        { err: messageOf(err), siteId: stored.s },
-        "stream could not read events",
+        { err: messageOf(err), siteId: feed.siteId },
+        "stream could not read events; trying again",
       );
-      const from = idAt("evt", heardBefore - CATCH_UP_MARGIN_MS);
-      for (const subscriber of this.bySite.get(stored.s) ?? []) {
-        void this.catchUp(subscriber, from > subscriber.since ? from : subscriber.since);
+      if (this.feeds.get(feed.siteId) === feed && !this.closed) {
+        feed.retry = setTimeout(() => void this.read(feed), this.retryMs);
       }
+    } finally {
+      feed.reading = false;
     }
   }
 
-  /** Live events of `siteId` to each of its subscribers: written, or held while it catches up. */
-  private offer(siteId: string, events: readonly UsageEvent[]) {
-    for (const subscriber of this.bySite.get(siteId) ?? []) {
+  /** Events read for the site, in id order, to each subscriber: written, or held while it catches up. */
+  private offer(feed: Feed, events: readonly UsageEvent[]) {
+    for (const subscriber of [...feed.subscribers]) {
       for (const event of events) {
         if (subscriber.held === undefined) {
           if (!this.write(subscriber, event)) break;
@@ -221,11 +236,11 @@ export class UsageStream {
     }
   }
 
-  /** Writes `event` unless it already was; false once the subscriber is gone. */
+  /** Writes `event` unless it was (its id not above the last written); false once gone. */
   private write(subscriber: Subscriber, event: UsageEvent): boolean {
     if (subscriber.closed) return false;
-    if (subscriber.wrote(event.id)) return true;
-    subscriber.remember(event.id);
+    if (event.id <= subscriber.last) return true;
+    subscriber.last = event.id;
     const outcome = subscriber.sink.write(event);
     if (outcome === "written") return true;
     if (outcome === "gone") this.drop(subscriber);
@@ -242,34 +257,25 @@ export class UsageStream {
   }
 
   /**
-   * Writes the site's events after `from` from the store, page by page as its client takes them,
-   * then what was heard meanwhile, each event once; again from where asked if asked during it.
+   * Writes the site's events after the subscriber's last id from the store, page by page as its
+   * client takes them, then what its feed read meanwhile, each event once and in id order.
    */
-  private async catchUp(subscriber: Subscriber, from: string): Promise<void> {
-    if (subscriber.held !== undefined) {
-      const pending = subscriber.pendingFrom;
-      subscriber.pendingFrom = pending === undefined || from < pending ? from : pending;
-      return;
-    }
+  private async catchUp(subscriber: Subscriber): Promise<void> {
     subscriber.held = [];
     try {
-      for (let cursor: string | undefined = from; cursor !== undefined && !subscriber.closed;) {
+      for (let cursor = subscriber.last; !subscriber.closed;) {
         const rows = await this.parts.store.events.usageAfter(
           subscriber.siteId,
           cursor,
           this.pageSize,
         );
         for (const row of rows) if (!this.write(subscriber, usageEvent(row))) return;
-        if (rows.length === this.pageSize) {
-          if (!(await subscriber.sink.drained())) {
-            this.fellBehind(subscriber, "its client stopped reading while it caught up");
-            return;
-          }
-          cursor = rows.at(-1)!.id;
-        } else {
-          cursor = subscriber.pendingFrom;
-          subscriber.pendingFrom = undefined;
+        if (rows.length < this.pageSize) break;
+        if (!(await subscriber.sink.drained())) {
+          this.fellBehind(subscriber, "its client stopped reading while it caught up");
+          return;
         }
+        cursor = rows.at(-1)!.id;
       }
       const held = subscriber.held;
       subscriber.held = undefined;

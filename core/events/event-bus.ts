@@ -21,7 +21,7 @@ import {
   type UsageEventInput,
 } from "./event-shapes.ts";
 import { newId } from "../store/ids.ts";
-import type { ServiceEventRow, UsageEventRow } from "../store/repos/events-repo.ts";
+import type { ServiceEventRow, StoredUsage, UsageEventRow } from "../store/repos/events-repo.ts";
 import type { Store } from "../store/store.ts";
 
 export {
@@ -204,7 +204,7 @@ export class EventBus {
 
   private async write(usage: Pending<UsageEventRow, UsageEvent>[]): Promise<void> {
     if (usage.length === 0) return;
-    let stored: UsageEventRow[];
+    let stored: StoredUsage[];
     try {
       stored = await this.store.events.storeUsage(usage.map((p) => p.row));
     } catch (error) {
@@ -214,11 +214,11 @@ export class EventBus {
       return;
     }
     usage.forEach((pending, i) => {
-      const row = stored[i] as UsageEventRow;
+      const { row, repeated } = stored[i] as StoredUsage;
       const event = usageEvent(row);
       pending.resolve(event);
       // A retry answers with the first write's id and is not announced again.
-      if (row.id === pending.row.id) this.announce({ kind: "usage", event });
+      if (!repeated) this.announce({ kind: "usage", event });
     });
   }
 

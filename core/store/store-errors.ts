@@ -49,6 +49,12 @@ export function isStoreUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** A transaction the database aborted to break a deadlock: trying it again may succeed. */
+export function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  return e?.code === "40P01" || e?.code === "ER_LOCK_DEADLOCK" || e?.errno === 1213;
+}
+
 /** Escapes a user string for `LIKE … ESCAPE '!'`, so `%` and `_` match themselves. */
 export const likePattern = (text: string) =>
   `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;

@@ -22,6 +22,7 @@ import * as m016 from "./016-call-control.ts";
 import * as m017 from "./017-user-data.ts";
 import * as m018 from "./018-dashboard-sessions.ts";
 import * as m019 from "./019-oauth.ts";
+import * as m020 from "./020-usage-stream-heads.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "017-user-data": m017,
   "018-dashboard-sessions": m018,
   "019-oauth": m019,
+  "020-usage-stream-heads": m020,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

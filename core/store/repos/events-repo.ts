@@ -11,10 +11,15 @@ import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
 import { insertSkippingDuplicate } from "../insert-skipping-duplicate.ts";
 import { addRollups, costRollupOf, rollupsOf } from "./usage-rollups.ts";
-import type { UsageEventRow } from "./usage-event-row.ts";
+import type { StoredUsage, UsageEventRow } from "./usage-event-row.ts";
 import { storeUsageOnSqlite } from "./usage-sqlite-batch.ts";
+import { streamHead, takeStreamOrder } from "./usage-stream-heads.ts";
+import { isDeadlock } from "../store-errors.ts";
 
-export type { UsageEventRow } from "./usage-event-row.ts";
+/** How many times a usage batch is tried when a deadlock aborts it. */
+const DEADLOCK_ATTEMPTS = 3;
+
+export type { StoredUsage, UsageEventRow } from "./usage-event-row.ts";
 
 export interface ServiceEventRow {
   id: string;
@@ -38,17 +43,30 @@ export class EventsRepo {
   /**
    * Stores a batch of usage events, skipping a row whose (site_id, client_event_id) is already
    * stored (earlier in the batch too), and resolves with the stored row of each, in order: the row
-   * itself, or for a repeated client id the first write's. The rows go in one statement, in one
+   * itself (its id raised above its site's last where needed: usage-stream-heads.ts), or for a
+   * repeated client id the first write's (`repeated`). The rows go in one statement, in one
    * transaction with what they add to the usage rollups (on SQLite one synchronous transaction),
    * so a failed write stores none of them and no rollup counts an event the store lacks. Never
    * called inside a transaction: on SQLite it takes the one connection itself.
    */
-  async storeUsage(rows: readonly UsageEventRow[]): Promise<UsageEventRow[]> {
+  async storeUsage(rows: readonly UsageEventRow[]): Promise<StoredUsage[]> {
     if (rows.length === 0) return [];
     if (this.knex.isTransaction) throw new Error("storeUsage runs outside a transaction");
     if (this.client === "sqlite") return storeUsageOnSqlite(this.knex, rows);
+    // A deadlock chose this batch to abort (nothing of it is stored): it is tried again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.storeUsageOnce(rows);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+      }
+    }
+  }
+
+  private storeUsageOnce(given: readonly UsageEventRow[]): Promise<StoredUsage[]> {
     const client = this.client;
     return this.knex.transaction(async (trx) => {
+      const rows = await takeStreamOrder(trx, client, given);
       const key = ["site_id", "client_event_id"];
       const insert = insertSkippingDuplicate(trx, "usage_events", rows, key, client);
       let unsure: Set<UsageEventRow>;
@@ -72,17 +90,22 @@ export class EventsRepo {
         );
         for (const row of found) stored.set(clientKey(row), row);
       }
-      const answers = rows.map((row) => {
-        if (!unsure.has(row)) return row;
+      const answers = rows.map((row): StoredUsage => {
+        if (!unsure.has(row)) return { row, repeated: false };
         const first = stored.get(clientKey(row));
         if (first === undefined)
           throw new Error(`usage event ${row.id} was neither stored nor found`);
-        return first;
+        return { row: first, repeated: first.id !== row.id };
       });
       // Only what this batch stored is rolled up: a repeated client id counts once.
-      await addRollups(trx, client, rollupsOf(rows.filter((row, i) => answers[i]!.id === row.id)));
+      await addRollups(trx, client, rollupsOf(rows.filter((_, i) => !answers[i]!.repeated)));
       return answers;
     });
+  }
+
+  /** The id of the site's last usage event in commit order ("" before its first). */
+  streamHead(siteId: string): Promise<string> {
+    return streamHead(this.knex, siteId);
   }
 
   /**

@@ -13,6 +13,12 @@ export interface UsageEventRow {
   created_at: number;
 }
 
+/** A usage event as `storeUsage` stored it; `repeated` when its client id was stored already. */
+export interface StoredUsage {
+  row: UsageEventRow;
+  repeated: boolean;
+}
+
 /** The columns of a usage event row, in the order the batch insert names them. */
 export const USAGE_COLUMNS = [
   "id",

@@ -4,10 +4,11 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import type { Knex } from "knex";
-import { USAGE_COLUMNS, type UsageEventRow } from "./usage-event-row.ts";
+import { USAGE_COLUMNS, type StoredUsage, type UsageEventRow } from "./usage-event-row.ts";
 import { rollupsOf, sqliteRollupUpsert } from "./usage-rollups.ts";
+import { sqliteStreamOrder } from "./usage-stream-heads.ts";
 
-type WriteBatch = (rows: readonly UsageEventRow[]) => UsageEventRow[];
+type WriteBatch = (rows: readonly UsageEventRow[]) => StoredUsage[];
 
 /**
  * The batch writer of each connection, made once: its statements, and its better-sqlite3
@@ -30,18 +31,20 @@ function writerOf(conn: BetterSqlite3.Database): WriteBatch {
     "select * from usage_events where site_id = ? and client_event_id = ?",
   );
   const rollUp = sqliteRollupUpsert(conn);
-  const write = conn.transaction((rows: readonly UsageEventRow[]) => {
+  const streamOrder = sqliteStreamOrder(conn);
+  const write = conn.transaction((given: readonly UsageEventRow[]) => {
+    const rows = streamOrder(given);
     const inserted: UsageEventRow[] = [];
-    const answers = rows.map((row) => {
+    const answers = rows.map((row): StoredUsage => {
       if (insert.run(row).changes === 1) {
         inserted.push(row);
-        return row;
+        return { row, repeated: false };
       }
       // Skipped, so its client id is taken (perhaps earlier in this batch): answer that row.
       const stored = first.get(row.site_id, row.client_event_id as string);
       if (stored === undefined)
         throw new Error(`usage event ${row.id} was neither stored nor found`);
-      return stored;
+      return { row: stored, repeated: true };
     });
     for (const rollup of rollupsOf(inserted)) rollUp(rollup);
     return answers;
@@ -64,7 +67,7 @@ function writerOf(conn: BetterSqlite3.Database): WriteBatch {
 export async function storeUsageOnSqlite(
   knex: Knex,
   rows: readonly UsageEventRow[],
-): Promise<UsageEventRow[]> {
+): Promise<StoredUsage[]> {
   const conn = (await knex.client.acquireConnection()) as BetterSqlite3.Database;
   try {
     return writerOf(conn)(rows);
