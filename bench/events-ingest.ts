@@ -108,11 +108,12 @@ export function ingestionSiteCount(settings: BenchSettings, options: IngestionOp
 }
 
 /**
- * The warm-up and the measured run against `side`, whose `sites` they are dealt over; `tag` makes
- * the client ids unique.
+ * The warm-up and the measured run against `side` (a service side, or anything with an origin and
+ * a measuring window: the cluster benchmark's HAProxy), whose `sites` they are dealt over; `tag`
+ * makes the client ids unique.
  */
 export async function sendEvents(
-  side: Side<unknown>,
+  side: Pick<Side<unknown>, "origin" | "start" | "stop">,
   sites: EventsSite[],
   dir: string,
   settings: BenchSettings,

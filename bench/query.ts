@@ -24,7 +24,7 @@ import { startSide, type Side } from "./sides.ts";
 import type { WrkLoad, WrkRequest } from "./wrk.ts";
 
 /** The widget's searches, as the voice agent would send them. */
-const QUERIES = [
+export const QUERIES = [
   {
     collection: "products",
     filters: [{ field: "color", operator: "eq", value: "blue" }],
@@ -53,7 +53,7 @@ const QUERIES = [
   },
 ];
 
-const COLLECTION: Collection = {
+export const COLLECTION: Collection = {
   source: "/products/",
   searchable_fields: [...CONFORMANCE_FIELDS.searchable_fields],
   filterable_fields: [...CONFORMANCE_FIELDS.filterable_fields],
@@ -88,6 +88,67 @@ async function startBackend(answers: [string, string][]) {
 const sign = (secret: string, body: string) =>
   crypto.createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("hex");
 
+/** The REST backend of the query path, up, and what its right answers contain. */
+export interface QueryBackend {
+  /** The adapter's `baseUrl`: `http://127.0.0.1:<port>/api`. */
+  backendUrl: string;
+  /** The part of each query's right answer that tells the queries apart, by query. */
+  needles: string[];
+  stop(): Promise<void>;
+}
+
+/** Records the backend's answers from the test suite's DRF stand-in and starts the backend. */
+export async function startQueryBackend(): Promise<QueryBackend> {
+  // What the backend answers each query: recorded once from the test suite's DRF stand-in.
+  const paths = QUERIES.map((q) => `/api${backendPath({ products: COLLECTION }, q)}`);
+  const drf = await startDrfServer();
+  const answers: [string, string][] = [];
+  for (const p of paths) answers.push([p, await (await fetch(`${drf.origin}${p}`)).text()]);
+  await drf.close();
+  // The part of a right answer that tells the queries apart (see wrk.ts: any of them will do).
+  const needles = answers.map(([, text]) => {
+    const { count, results } = JSON.parse(text) as { count: number; results: unknown[] };
+    return `"total":${count},"returned":${results.length},`;
+  });
+  const backend = await startBackend(answers);
+  return { backendUrl: `http://127.0.0.1:${backend.port}/api`, needles, stop: backend.stop };
+}
+
+/**
+ * Every request, signed in advance; request n is site n mod sites, query (n div sites) mod
+ * queries. The per-site query limits (30 a second, 300 a minute) would cap the service at 30
+ * req/s, so the load spreads round-robin over many sites, each with its own limits and one
+ * session. Not more than that needs: each site's row is read again when its 5 s cache entry
+ * expires. With 10 s runs the service is under load for at most about 20 s of any minute, so
+ * 100 sites (30,000 queries a minute) hold up to about 1,500 req/s; past that its 429s show
+ * as errors and BENCH_SITES must grow.
+ */
+export function signedQueries(
+  sites: readonly BenchSite[],
+  needles: readonly string[],
+): { load: WrkLoad; expected: string[] } {
+  const requests: WrkRequest[] = [];
+  const expected: string[] = [];
+  for (const [q, query] of QUERIES.entries()) {
+    const body = JSON.stringify(query);
+    for (const site of sites) {
+      requests.push({
+        method: "POST",
+        path: `/v1/${site.siteId}/query`,
+        headers: {
+          Origin: site.origin,
+          "Content-Type": "application/json",
+          "X-Service-Session": site.sessionId,
+          "X-Service-Signature": `sha256=${sign(site.secret, body)}`,
+        },
+        body,
+      });
+      expected.push(needles[q] as string);
+    }
+  }
+  return { load: { requests, needles: [...needles] }, expected };
+}
+
 /** The service side, its backend and its load: what the soak reuses (soak.ts) without floors. */
 export interface QueryService {
   service: Side<BenchSite[]>;
@@ -108,20 +169,8 @@ export async function prepareQueryService(
   dir: string,
   execArgv: string[] = [],
 ): Promise<QueryService> {
-  // What the backend answers each query: recorded once from the test suite's DRF stand-in.
-  const paths = QUERIES.map((q) => `/api${backendPath({ products: COLLECTION }, q)}`);
-  const drf = await startDrfServer();
-  const answers: [string, string][] = [];
-  for (const p of paths) answers.push([p, await (await fetch(`${drf.origin}${p}`)).text()]);
-  await drf.close();
-  // The part of a right answer that tells the queries apart (see wrk.ts: any of them will do).
-  const needles = answers.map(([, text]) => {
-    const { count, results } = JSON.parse(text) as { count: number; results: unknown[] };
-    return `"total":${count},"returned":${results.length},`;
-  });
-
-  const backend = await startBackend(answers);
-  const backendUrl = `http://127.0.0.1:${backend.port}/api`;
+  const backend = await startQueryBackend();
+  const { backendUrl } = backend;
   const serviceConfig: QueryServiceConfig = {
     dataDir: path.join(dir, "service"),
     backendUrl,
@@ -129,38 +178,12 @@ export async function prepareQueryService(
     siteCount: settings.siteCount,
   };
   const service = await startSide<BenchSite[]>(SIDE_ENTRY, "service", serviceConfig, execArgv);
-
-  // Every request, signed in advance; request n is site n mod sites, query (n div sites) mod
-  // queries. The per-site query limits (30 a second, 300 a minute) would cap the service at 30
-  // req/s, so the load spreads round-robin over many sites, each with its own limits and one
-  // session. Not more than that needs: each site's row is read again when its 5 s cache entry
-  // expires. With 10 s runs the service is under load for at most about 20 s of any minute, so
-  // 100 sites (30,000 queries a minute) hold up to about 1,500 req/s; past that its 429s show
-  // as errors and BENCH_SITES must grow.
-  const requests: WrkRequest[] = [];
-  const expected: string[] = [];
-  for (const [q, query] of QUERIES.entries()) {
-    const body = JSON.stringify(query);
-    for (const site of service.fixture) {
-      requests.push({
-        method: "POST",
-        path: `/v1/${site.siteId}/query`,
-        headers: {
-          Origin: site.origin,
-          "Content-Type": "application/json",
-          "X-Service-Session": site.sessionId,
-          "X-Service-Signature": `sha256=${sign(site.secret, body)}`,
-        },
-        body,
-      });
-      expected.push(needles[q] as string);
-    }
-  }
+  const { load, expected } = signedQueries(service.fixture, backend.needles);
 
   return {
     service,
     backendUrl,
-    load: { requests, needles },
+    load,
     expected,
     close: async () => {
       await service.close();

@@ -1,13 +1,16 @@
 /**
  * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`,
- * `crawl`, `analytics`), or all of them. `events` (events.ts) is of another kind: the service
- * alone, on SQLite and then on PostgreSQL, measuring signed event ingestion and checking that no
- * acknowledged event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes its own
- * report. So is `crawl` (crawl.ts): the site crawler against a local site, by sitemap and by
- * links, next to a plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS). So is
- * `analytics` (analytics.ts): a year of a busy site's events loaded into each database, its
- * summaries read through the service, then the event ingestion on the same data
- * (BENCH_ANALYTICS_*; minutes of loading per database). What follows is the three-sided kind.
+ * `crawl`, `analytics`, `cluster`), or all of them. `events` (events.ts) is of another kind: the
+ * service alone, on SQLite and then on PostgreSQL, measuring signed event ingestion and checking
+ * that no acknowledged event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes
+ * its own report. So is `crawl` (crawl.ts): the site crawler against a local site, by sitemap
+ * and by links, next to a plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS).
+ * So is `analytics` (analytics.ts): a year of a busy site's events loaded into each database,
+ * its summaries read through the service, then the event ingestion on the same data
+ * (BENCH_ANALYTICS_*; minutes of loading per database). So is `cluster` (cluster.ts): HAProxy
+ * on deploy/haproxy.cfg in front of one and then three `sitevoice serve` instances on
+ * PostgreSQL and Redis, in turn, the signed query path and event ingestion through each
+ * (BENCH_REDIS_URL, the BENCH_EVENTS_* of events). What follows is the three-sided kind.
  *
  * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
  * server and a minimal Express 5 app doing the same work through one shared work function (so
@@ -26,6 +29,7 @@
 import os from "node:os";
 import { installCleanup, makeTempDir, removeTempDir } from "./cleanup.ts";
 import { benchAnalytics } from "./analytics.ts";
+import { benchCluster } from "./cluster.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchEvents } from "./events.ts";
 import { prepareQuery } from "./query.ts";
@@ -49,6 +53,8 @@ const standalone: Record<string, (settings: BenchSettings, json: boolean) => Pro
   crawl: benchCrawl,
   /** A busy site's summaries over a year of events, and ingestion on them; both databases. */
   analytics: benchAnalytics,
+  /** The query path and event ingestion through HAProxy, one instance against three. */
+  cluster: benchCluster,
 };
 
 /** Benchmarks that make their own requests: they run without wrk installed. */
