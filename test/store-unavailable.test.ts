@@ -5,6 +5,10 @@
  * reached through a TCP proxy the test cuts and restores.
  */
 import { expect } from "chai";
+import os from "node:os";
+import { parseDatabaseUrl } from "../core/settings-values.ts";
+import { openDatabase } from "../core/store/database.ts";
+import { isStoreUnavailable } from "../core/store/store-errors.ts";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.ts";
 import {
   createTestDatabase,
@@ -59,6 +63,33 @@ for (const target of databaseTargets.filter((t) => t.client !== "sqlite")) {
         expect(ready.status).to.equal(503);
       } finally {
         await proxy.restore();
+      }
+    });
+
+    it("tells a connection closed under a query (the server stopping) from a fault in the query", async () => {
+      const url = new URL(database.url);
+      url.port = String(proxy.port);
+      const knex = openDatabase(parseDatabaseUrl(url.toString(), os.tmpdir())).knex;
+      let restored = false;
+      try {
+        const sleep = target.client === "postgres" ? "select pg_sleep(5)" : "select sleep(5)";
+        const running = knex.raw(sleep).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await proxy.cut({ graceful: true });
+        const closed = await running;
+        expect(closed, "the query failed").to.be.instanceOf(Error);
+        expect(isStoreUnavailable(closed), String(closed)).to.equal(true);
+        await proxy.restore();
+        restored = true;
+        const wrong = await knex.raw("select * from no_such_table").catch((e: unknown) => e);
+        expect(wrong, "the query failed").to.be.instanceOf(Error);
+        expect(isStoreUnavailable(wrong), String(wrong)).to.equal(false);
+      } finally {
+        if (!restored) await proxy.restore().catch(() => undefined);
+        await knex.destroy();
       }
     });
 

@@ -26,8 +26,12 @@ const UNREACHABLE = new Set([
 /** PostgreSQL: a connection exception (class 08), shutting down or starting up (57P01–57P03). */
 const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 
-/** What pg says when the server closes the connection under a query (it gives no code). */
-const PG_TERMINATED = /^Connection terminated|^Client has encountered a connection error/;
+/**
+ * What pg says when the server closes the connection under a query, or a client already closed
+ * is used (no code; knex puts the SQL before the message, so it is not anchored).
+ */
+const PG_TERMINATED =
+  /Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
 
 /**
  * Tells apart an error that says the database cannot be reached for now (restarting, down,

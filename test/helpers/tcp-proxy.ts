@@ -6,8 +6,11 @@ import net from "node:net";
 
 export interface TcpProxy {
   port: number;
-  /** Refuses new connections and resets the open ones. */
-  cut(): Promise<void>;
+  /**
+   * Refuses new connections and resets the open ones, or closes them (`graceful`: a FIN, as a
+   * server that exits does, rather than a reset).
+   */
+  cut(options?: { graceful?: boolean }): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -35,9 +38,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       });
     });
   const port = await listen(0);
-  const cut = async () => {
+  const cut = async (options: { graceful?: boolean } = {}) => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const socket of sockets) socket.resetAndDestroy();
+    for (const socket of sockets) {
+      if (options.graceful) socket.destroy();
+      else socket.resetAndDestroy();
+    }
     await closed;
   };
   return {
