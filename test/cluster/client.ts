@@ -139,6 +139,32 @@ export interface Visitor {
   ip: string;
 }
 
+/**
+ * A widget session: the token request through `api` (`…/v1`) for the site from `ip`, as a
+ * visitor with what its signed calls carry; undefined when it was refused.
+ */
+export async function openSession(
+  client: Client,
+  api: string,
+  site: { siteId: string; origin: string },
+  ip: string,
+  payload: Record<string, unknown> = {},
+): Promise<Visitor | undefined> {
+  const answer = await client.json("token", `${api}/${site.siteId}/token`, "POST", payload, {
+    headers: { Origin: site.origin, "X-Forwarded-For": ip },
+  });
+  const data = answer.body?.data;
+  if (answer.status !== 200 || data === undefined) return undefined;
+  return {
+    siteId: site.siteId,
+    origin: site.origin,
+    sessionId: data.session_id,
+    secret: data.signing_secret,
+    fingerprint: data.user_fingerprint,
+    ip,
+  };
+}
+
 /** A signed widget POST: the body signed once, the same bytes and signature on every retry. */
 export async function signedPost(
   client: Client,

@@ -6,7 +6,7 @@
  * reads, a crawl refresh, and visitor-data exports. Every acknowledged write is recorded.
  */
 import crypto from "node:crypto";
-import { pause, signedPost, type Visitor } from "./client.ts";
+import { openSession, pause, signedPost, type Visitor } from "./client.ts";
 import type { World } from "./fixtures.ts";
 import { SiteChanges } from "./site-changes.ts";
 
@@ -88,25 +88,10 @@ export class Workload {
   private async session(): Promise<Visitor | undefined> {
     const { client, shop } = this.world;
     const ip = `198.51.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
-    const answer = await client.json(
-      "token",
-      `${this.base}/v1/${shop.siteId}/token`,
-      "POST",
-      {
-        page_url: `${shop.origin}/`,
-      },
-      { headers: { Origin: shop.origin, "X-Forwarded-For": ip } },
-    );
-    if (answer.status !== 200) return undefined;
-    const data = answer.body!.data!;
-    const visitor: Visitor = {
-      siteId: shop.siteId,
-      origin: shop.origin,
-      sessionId: data.session_id,
-      secret: data.signing_secret,
-      fingerprint: data.user_fingerprint,
-      ip,
-    };
+    const visitor = await openSession(client, `${this.base}/v1`, shop, ip, {
+      page_url: `${shop.origin}/`,
+    });
+    if (visitor === undefined) return undefined;
     this.records.visitors.push(visitor);
     return visitor;
   }

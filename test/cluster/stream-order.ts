@@ -8,7 +8,7 @@
  * commit in id order), and the replay must bring X then Y.
  */
 import { openStream } from "../helpers/sse-client.ts";
-import { pause, signedPost, type Visitor } from "./client.ts";
+import { openSession, pause, signedPost } from "./client.ts";
 import type { Instance } from "./cluster.ts";
 import type { World } from "./fixtures.ts";
 import { withDb } from "./invariants.ts";
@@ -30,24 +30,8 @@ export interface OrderOutcome {
 export async function commitAfterLaterEvent(world: World): Promise<OrderOutcome> {
   const { client, cluster, shop } = world;
   const [sv1, sv2, sv3] = cluster.instances as [Instance, Instance, Instance];
-  const token = await client.json(
-    "token",
-    `${world.api}/${shop.siteId}/token`,
-    "POST",
-    {},
-    {
-      headers: { Origin: shop.origin, "X-Forwarded-For": "192.0.2.77" },
-    },
-  );
-  const data = token.body!.data!;
-  const visitor: Visitor = {
-    siteId: shop.siteId,
-    origin: shop.origin,
-    sessionId: data.session_id,
-    secret: data.signing_secret,
-    fingerprint: data.user_fingerprint,
-    ip: "192.0.2.77",
-  };
+  const visitor = await openSession(client, world.api, shop, "192.0.2.77");
+  if (visitor === undefined) throw new Error("stream-order: no widget session");
   const event = (probe: string, type = "function_call") => ({
     type,
     ...(type === "function_call" ? { function_name: "order_probe" } : {}),
