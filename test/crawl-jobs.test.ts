@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import request from "supertest";
 import { NIGHTLY_CRAWL_JOB, nightlySchedule } from "../core/intelligence/crawl-nightly.ts";
+import { CRAWL_UNSTARTED_MS } from "../core/intelligence/crawl-service.ts";
 import { newCrawlRow } from "../core/store/repos/crawls-repo.ts";
 import { startSiteServer, type SiteServer } from "./helpers/crawl-site-server.ts";
 import {
@@ -146,6 +147,25 @@ for (const target of databaseTargets) {
       await service.crawls.nightly(siteId);
       const left = await service.jobs.repeating(NIGHTLY_CRAWL_JOB);
       expect(left.map((job) => job.data.site_id)).not.to.include(siteId);
+    });
+
+    it("runs a crawl whose job's instance died before starting it, a minute after its dispatch", async () => {
+      const siteId = await createSite();
+      await eventually(async () => {
+        const [crawl] = (await api("get", `/v1/sites/${siteId}/crawls`)).body.data;
+        return crawl.status === "done" ? crawl : undefined;
+      });
+      // Dispatched 61 s ago to a job that is gone with its instance (queued straight into the
+      // store, so no job was ever made: the dispatch job is all that can run it).
+      const now = Date.now();
+      const { crawl } = await service.store.crawls.queue(newCrawlRow(siteId, "refresh", now));
+      await service.store.crawls.markDispatched(crawl.id, now - CRAWL_UNSTARTED_MS - 1_000);
+      expect((await service.crawls.dispatch()) >= 1).to.equal(true);
+      const done = await eventually(async () => {
+        const row = await service.store.crawls.get(crawl.id);
+        return row?.status === "done" ? row : undefined;
+      });
+      expect(done.attempts).to.equal(1);
     });
 
     it("runs again a crawl whose instance died holding it, once its lease ran out", async () => {

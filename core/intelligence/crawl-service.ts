@@ -38,6 +38,13 @@ export const CRAWL_TIMEOUT_MS = 20 * 60_000;
 /** How long an instance holds a crawl: past its timeout, so a live crawl is never taken over. */
 export const CRAWL_LEASE_MS = 30 * 60_000;
 
+/**
+ * How long a dispatched crawl may stay queued before it is dispatched again: its job's instance
+ * may have died holding the job's lock (as long as the lease), before starting it. A second job
+ * for a crawl already started does nothing (the claim refuses it).
+ */
+export const CRAWL_UNSTARTED_MS = 60_000;
+
 /** What of the job runner crawls use. */
 export type CrawlJobs = Pick<Jobs, "now" | "repeatFor" | "repeating" | "cancelFor">;
 
@@ -145,7 +152,8 @@ export class CrawlService {
 
   /** Makes a job for each crawl that needs one (see the header); how many. */
   async dispatch(limit = 100): Promise<number> {
-    const due = await this.parts.store.crawls.undispatched(this.now(), limit);
+    const now = this.now();
+    const due = await this.parts.store.crawls.undispatched(now, limit, now - CRAWL_UNSTARTED_MS);
     for (const crawl of due) await this.dispatchOne(crawl);
     return this.jobs === undefined ? 0 : due.length;
   }

@@ -136,6 +136,8 @@ export async function leadsDeliveredOnce(
   });
 }
 
+const CRAWL_SETTLE_MS = 100_000;
+
 /**
  * Jobs run once: each crawl of the shop fetched its robots.txt once (a crawl run twice fetches it
  * twice), none stays queued; each visitor-data export ran once (one attempt, one document); each
@@ -154,7 +156,9 @@ export async function jobsRanOnce(world: World, records: Records): Promise<strin
           "started_at",
         );
     let rows = await crawls();
-    const settle = Date.now() + 20_000;
+    // A crawl whose job a killed instance held is dispatched again a minute later (then the
+    // dispatch job's 15 s, then the crawl): long enough for that, not for a crawl lost.
+    const settle = Date.now() + CRAWL_SETTLE_MS;
     while (
       Date.now() < settle &&
       (rows.some((c) => c.status === "queued") ||
@@ -170,7 +174,8 @@ export async function jobsRanOnce(world: World, records: Records): Promise<strin
     if (finished > robots())
       problems.push(`crawls: ${finished} finished, robots.txt fetched ${robots()} times`);
     for (const c of rows)
-      if (c.status === "queued") problems.push(`crawl ${c.id} still queued after 20 s`);
+      if (c.status === "queued")
+        problems.push(`crawl ${c.id} still queued after ${CRAWL_SETTLE_MS / 1000} s`);
     for (const refresh of records.refreshes) {
       if (!rows.some((c) => c.id === refresh.crawlId))
         problems.push(`refresh answered ${refresh.crawlId}, no such crawl`);

@@ -141,13 +141,21 @@ export class CrawlsRepo {
   }
 
   /**
-   * Crawls that need a job: queued ones no job was made for yet, and running ones whose lease
-   * ran out (their instance died, and its job may be gone); oldest first.
+   * Crawls that need a job: queued ones no job was made for yet, or whose job has not started
+   * them since `dispatchedBefore` (an instance that died holding the job's lock, which outlasts
+   * any crawl), and running ones whose lease ran out (their instance died, and its job may be
+   * gone); oldest first.
    */
-  async undispatched(now: number, limit: number): Promise<CrawlRow[]> {
+  async undispatched(now: number, limit: number, dispatchedBefore: number): Promise<CrawlRow[]> {
     const rows = await this.knex("crawls")
       .select(SUMMARY_COLUMNS)
-      .where((q) => q.where({ status: "queued" }).whereNull("dispatched_at"))
+      .where((q) =>
+        q
+          .where({ status: "queued" })
+          .andWhere((d) =>
+            d.whereNull("dispatched_at").orWhere("dispatched_at", "<", dispatchedBefore),
+          ),
+      )
       .orWhere((q) => q.where({ status: "running" }).andWhere("lease_until", "<", now))
       .orderBy("created_at")
       .limit(limit);
