@@ -93,6 +93,7 @@ export class UsageStream {
     if (this.ending) throw errors.serviceUnavailable("The service is shutting down; reconnect");
     const subscriber = new Subscriber(siteId, sink, lastEventId ?? feed.high);
     feed.subscribers.add(subscriber);
+    // Put back if its last subscriber left while this one waited for it.
     this.feeds.set(siteId, feed);
     const unsubscribe = () => this.drop(subscriber);
     if (lastEventId !== undefined) await this.catchUp(subscriber);

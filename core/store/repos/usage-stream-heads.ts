@@ -4,8 +4,9 @@
  * higher id, which a stream replaying "every event after the last id seen" would then never send.
  * So a batch locks its sites' heads (in site order, so two batches never wait on each other in a
  * cycle), and gives each event an id above its site's head: its own when that is above already
- * (nearly always), else the head's next. The lock is held to the commit, so a site's ids grow in
- * commit order across instances, and every event below the last id one reads has committed.
+ * (nearly always), else one a random step above the head (`idAfter`). The lock is held to the
+ * commit, so a site's ids grow in commit order across instances, and every event below the last
+ * id one reads has committed.
  */
 import crypto from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
@@ -17,6 +18,7 @@ import type { UsageEventRow } from "./usage-event-row.ts";
 
 export const HEADS_TABLE = "usage_stream_heads";
 
+/** ULID's alphabet, lower case as ids are; the ulid package encodes only the 48-bit time part. */
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 const RANDOM_CHARS = 16;
 const RANDOM_LIMIT = 1n << 80n;
