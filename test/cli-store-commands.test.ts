@@ -55,6 +55,39 @@ describe("store-only commands with a broken plugin configuration", function () {
     expect(rotated.output).to.match(/^re-sealed 0 sites, 0 versions, 0 open sessions/m);
   });
 
+  it("workspace list shows the default workspace: id, plan, sites, name", async () => {
+    await runToEnd(["keys", "list"], cwd, env); // creates the default workspace
+    const listed = await runToEnd(["workspace", "list"], cwd, env);
+    expect(listed.code, listed.output).to.equal(0);
+    expect(listed.output).to.equal("ws_default  business  0 sites  Default workspace\n");
+  });
+
+  it("workspace plan changes a workspace's plan, and workspace list shows it", async () => {
+    await runToEnd(["keys", "list"], cwd, env);
+    const changed = await runToEnd(["workspace", "plan", "ws_default", "starter"], cwd, env);
+    expect(changed.code, changed.output).to.equal(0);
+    expect(changed.output).to.equal("ws_default: plan starter (was business), 5 sites\n");
+    const listed = await runToEnd(["workspace", "list"], cwd, env);
+    expect(listed.output).to.equal("ws_default  starter  0 sites  Default workspace\n");
+  });
+
+  it("workspace plan refuses an unknown plan, naming the plans, and changes nothing", async () => {
+    await runToEnd(["keys", "list"], cwd, env);
+    const refused = await runToEnd(["workspace", "plan", "ws_default", "gold"], cwd, env);
+    expect(refused.code).to.equal(1);
+    expect(refused.output.trim()).to.equal(
+      "sitevoice: Unknown plan 'gold': one of free, starter, pro, business, enterprise (plan)",
+    );
+    const listed = await runToEnd(["workspace", "list"], cwd, env);
+    expect(listed.output).to.include("ws_default  business");
+  });
+
+  it("workspace plan refuses an unknown workspace", async () => {
+    const refused = await runToEnd(["workspace", "plan", "ws_nope", "pro"], cwd, env);
+    expect(refused.code).to.equal(1);
+    expect(refused.output.trim()).to.equal("sitevoice: Workspace 'ws_nope' not found");
+  });
+
   it("a command that loads the plugins still refuses, naming the package", async () => {
     const validated = await runToEnd(["validate"], cwd, env);
     expect(validated.code).to.equal(1);

@@ -143,7 +143,7 @@ describe("the widget script", function () {
         .then(() => undefined)
         .catch((error: { code: number; stderr: string }) => error);
       expect(refused?.code).to.equal(1);
-      expect(refused?.stderr).to.include("unexpected arguments --outt");
+      expect(refused?.stderr).to.include("widget build: unknown option --outt");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

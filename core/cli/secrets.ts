@@ -7,9 +7,7 @@ import type { Settings } from "../settings.ts";
 import { rotateSecrets } from "../sites/secret-rotation.ts";
 import { withStore } from "./command-parts.ts";
 
-/** `usage` is the CLI's usage text, shown after an unknown secrets command. */
-export async function secrets(settings: Readonly<Settings>, args: string[], usage: string) {
-  if (args[0] !== "rotate") throw new Error(`unknown secrets command "${args[0] ?? ""}"\n${usage}`);
+export async function secretsRotate(settings: Readonly<Settings>) {
   return withStore(settings, async ({ store, logger }) => {
     const ring = composeKeyRing(settings, logger);
     const done = await rotateSecrets(store, ring);

@@ -1,9 +1,8 @@
 /**
  * `sitevoice diff | sync | pull`: the site files against the local store of a workspace, or with
- * `--remote URL` against a running service. Parses their options and picks the target; the work
+ * `--remote URL` against a running service: picks the target (options parsed by dispatch.ts); the work
  * itself is in core/sites/sync/.
  */
-import { parseArgs } from "node:util";
 import { operatorPrincipal } from "../auth/principal.ts";
 import type { InstalledPlugins } from "../compose.ts";
 import type { Settings } from "../settings.ts";
@@ -13,31 +12,32 @@ import { diffCommand, syncCommand } from "../sites/sync/sync-command.ts";
 import { withParts, withPlugins } from "./command-parts.ts";
 import { workspaceFor } from "./workspace-for.ts";
 
+interface SiteFilesInput {
+  values: { remote?: string; workspace?: string; prune?: boolean; "dry-run"?: boolean };
+  positionals: string[];
+}
+
+export const diff = (settings: Readonly<Settings>, input: SiteFilesInput) =>
+  siteFiles(settings, "diff", input);
+export const sync = (settings: Readonly<Settings>, input: SiteFilesInput) =>
+  siteFiles(settings, "sync", input);
+export const pull = (settings: Readonly<Settings>, input: SiteFilesInput) =>
+  siteFiles(settings, "pull", input);
+
 /** diff, sync and pull: the files against the local store or a remote service. */
-export async function siteFiles(
+async function siteFiles(
   settings: Readonly<Settings>,
   command: "diff" | "sync" | "pull",
-  args: string[],
+  { values, positionals }: SiteFilesInput,
 ) {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      remote: { type: "string" },
-      workspace: { type: "string" },
-      prune: { type: "boolean", default: false },
-      "dry-run": { type: "boolean", default: false },
-    },
-  });
-  if (command !== "sync" && values["dry-run"]) throw new Error(`${command} has no --dry-run`);
-  if (command === "pull" && values.prune) throw new Error("pull has no --prune");
+  const prune = values.prune === true;
   const run = async (target: SiteTarget, rules: InstalledPlugins["rules"]) => {
-    const options = { cwd: process.cwd(), out: console.log, rules, target, prune: values.prune };
+    const options = { cwd: process.cwd(), out: console.log, rules, target, prune };
     switch (command) {
       case "diff":
         return diffCommand(positionals, options);
       case "sync":
-        return syncCommand(positionals, { ...options, dryRun: values["dry-run"] });
+        return syncCommand(positionals, { ...options, dryRun: values["dry-run"] === true });
       case "pull":
         return pullCommand(positionals, options);
     }

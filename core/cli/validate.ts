@@ -7,9 +7,9 @@ import { validateCommand } from "../sites/yaml/validate-command.ts";
 import { withPlugins } from "./command-parts.ts";
 
 /** Checks files only: the plugins and their rules, no store. */
-export async function validate(settings: Readonly<Settings>, paths: string[]) {
+export async function validate(settings: Readonly<Settings>, input: { positionals: string[] }) {
   await withPlugins(settings, async ({ rules }) => {
-    process.exitCode = await validateCommand(paths, {
+    process.exitCode = await validateCommand(input.positionals, {
       cwd: process.cwd(),
       out: console.log,
       rules,

@@ -10,39 +10,32 @@ import type { Settings } from "../settings.ts";
 import { buildWidget, formatKb, WIDGET_BUDGET_GZIP_BYTES } from "../widget/widget-bundle.ts";
 import { WIDGET_PATH } from "../routes/widget-script-routes.ts";
 
-export async function widget(settings: Readonly<Settings>, args: string[], usage: string) {
-  const [action, ...rest] = args;
+export async function widgetInfo(settings: Readonly<Settings>) {
   const bundle = await buildWidget();
-  if (action === "info" && rest.length === 0) {
-    const url = `${settings.publicBaseUrl.replace(/\/+$/, "")}${WIDGET_PATH}`;
-    console.log(`url        ${url}`);
-    console.log(`size       ${formatKb(bundle.code.length)} (${bundle.code.length} bytes)`);
-    console.log(
-      `gzipped    ${formatKb(bundle.gzip.length)} (${bundle.gzip.length} bytes; budget ` +
-        `${formatKb(WIDGET_BUDGET_GZIP_BYTES)})`,
-    );
-    console.log(`brotli     ${formatKb(bundle.brotli.length)} (${bundle.brotli.length} bytes)`);
-    console.log(`etag       ${bundle.etag}`);
-    console.log(`integrity  ${bundle.integrity}`);
-    console.log("");
-    console.log(
-      `<script src="${url}" data-site-id="YOUR_SITE_ID" integrity="${bundle.integrity}" ` +
-        'crossorigin="anonymous" async></script>',
-    );
-    return;
-  }
-  if (action === "build") {
-    const out = outOf(rest) ?? path.join("dist", "widget.js");
-    await mkdir(path.dirname(path.resolve(out)), { recursive: true });
-    await writeFile(out, bundle.code);
-    console.log(`${out}: ${formatKb(bundle.gzip.length)} gzipped, ${bundle.integrity}`);
-    return;
-  }
-  throw new Error(`widget: expected "info" or "build [--out FILE]"\n${usage}`);
+  const url = `${settings.publicBaseUrl.replace(/\/+$/, "")}${WIDGET_PATH}`;
+  console.log(`url        ${url}`);
+  console.log(`size       ${formatKb(bundle.code.length)} (${bundle.code.length} bytes)`);
+  console.log(
+    `gzipped    ${formatKb(bundle.gzip.length)} (${bundle.gzip.length} bytes; budget ` +
+      `${formatKb(WIDGET_BUDGET_GZIP_BYTES)})`,
+  );
+  console.log(`brotli     ${formatKb(bundle.brotli.length)} (${bundle.brotli.length} bytes)`);
+  console.log(`etag       ${bundle.etag}`);
+  console.log(`integrity  ${bundle.integrity}`);
+  console.log("");
+  console.log(
+    `<script src="${url}" data-site-id="YOUR_SITE_ID" integrity="${bundle.integrity}" ` +
+      'crossorigin="anonymous" async></script>',
+  );
 }
 
-function outOf(args: string[]): string | undefined {
-  if (args.length === 0) return undefined;
-  if (args.length === 2 && args[0] === "--out" && args[1] !== "") return args[1];
-  throw new Error(`widget build: unexpected arguments ${args.join(" ")}`);
+export async function widgetBuild(
+  _settings: Readonly<Settings>,
+  input: { values: { out?: string } },
+) {
+  const bundle = await buildWidget();
+  const out = input.values.out ?? path.join("dist", "widget.js");
+  await mkdir(path.dirname(path.resolve(out)), { recursive: true });
+  await writeFile(out, bundle.code);
+  console.log(`${out}: ${formatKb(bundle.gzip.length)} gzipped, ${bundle.integrity}`);
 }

@@ -28,6 +28,18 @@ export class WorkspacesRepo {
       .first();
   }
 
+  /** Every workspace, oldest first (the first is the default one). */
+  async list(): Promise<WorkspaceRow[]> {
+    return this.knex<WorkspaceRow>("workspaces").orderBy([
+      { column: "created_at" },
+      { column: "id" },
+    ]);
+  }
+
+  async setPlan(id: string, plan: Plan): Promise<void> {
+    await this.knex("workspaces").where({ id }).update({ plan });
+  }
+
   async setContactEmail(id: string, email: string | null): Promise<void> {
     await this.knex("workspaces").where({ id }).update({ contact_email: email });
   }
