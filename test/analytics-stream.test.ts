@@ -115,9 +115,14 @@ describe("analytics stream on one instance", function () {
       domain: "other.example",
     });
     const noScope = await service.key(session.workspaceId, { scopes: ["sites:read"] });
+    const another = await service.sites.create(operatorPrincipal(session.workspaceId, "test"), {
+      business_name: "Another",
+      business_description: "",
+      domain: `another-${crypto.randomBytes(3).toString("hex")}.example`,
+    });
     const elsewhere = await service.key(session.workspaceId, {
       scopes: ["analytics:read"],
-      siteIds: ["not-this-one"],
+      siteIds: [another.site_id],
     });
     const cases: [string, Promise<SseStream>, number, string, string?][] = [
       [

@@ -130,6 +130,23 @@ describe("API keys over HTTP, from the dashboard session", function () {
     expect(theirs.status).to.equal(404);
   });
 
+  it("the key service itself refuses a site that is not the workspace's, for every caller (the CLI too)", async () => {
+    const error = await service.keys
+      .create(workspaceId, {
+        name: "Nope",
+        scopes: ["sites:read"],
+        mode: "live",
+        site_ids: ["nope"],
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; details?: object },
+      );
+    expect(error?.code).to.equal("validation_failed");
+    expect(error?.details).to.deep.equal({ field: "site_ids", site_id: "nope" });
+    expect((await service.keys.list(workspaceId)).map((key) => key.name)).not.to.include("Nope");
+  });
+
   it("401 without a session, and for an API key in its place", async () => {
     const key = await service.key(workspaceId);
     for (const call of [

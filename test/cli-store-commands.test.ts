@@ -46,7 +46,60 @@ describe("store-only commands with a broken plugin configuration", function () {
     const listed = await runToEnd(["keys", "list"], cwd, env);
     expect(listed.code, listed.output).to.equal(0);
     expect(listed.output).to.include(`${id}  `);
-    expect(listed.output).to.match(/ops {2}sites:read {2}active/);
+    expect(listed.output).to.match(/ops {2}sites:read {2}all sites {2}active/);
+  });
+
+  it("keys create refuses site ids that are not the workspace's, as the API does, and makes no key", async () => {
+    const refused = await runToEnd(["keys", "create", "--site-ids", "nope"], cwd, env);
+    expect(refused.code).to.equal(1);
+    // After the first key of the default workspace it created, one line.
+    expect(refused.output.trim().split("\n").at(-1)).to.equal(
+      "sitevoice: site_ids names nope, not a site of this workspace (site_ids)",
+    );
+    const listed = await runToEnd(["keys", "list"], cwd, env);
+    expect(listed.output).not.to.include("CLI key");
+  });
+
+  it("keys list shows the sites a key is limited to, and all sites for the others", async () => {
+    await runToEnd(["keys", "create", "--name", "everything"], cwd, env);
+    const { knex } = await import("./helpers/database-dump.ts").then(({ knexOf }) => ({
+      knex: knexOf(env.DATABASE_URL!, "sqlite"),
+    }));
+    try {
+      // A site of the default workspace, written as the store holds one: the CLI has no site
+      // command that works without the plugins this suite breaks.
+      await knex("sites").insert({
+        site_id: "corner-bakery",
+        workspace_id: "ws_default",
+        business_name: "Corner Bakery",
+        domain: "cornerbakery.example",
+        config: "{}",
+        version: 1,
+        content_hash: "x",
+        created_at: Date.now(),
+        updated_at: Date.now(),
+      });
+    } finally {
+      await knex.destroy();
+    }
+    const created = await runToEnd(
+      [
+        "keys",
+        "create",
+        "--name",
+        "bakery",
+        "--scopes",
+        "sites:read",
+        "--site-ids",
+        "corner-bakery",
+      ],
+      cwd,
+      env,
+    );
+    expect(created.code, created.output).to.equal(0);
+    const listed = await runToEnd(["keys", "list"], cwd, env);
+    expect(listed.output).to.match(/ bakery {2}sites:read {2}corner-bakery {2}active$/m);
+    expect(listed.output).to.match(/ everything {2}\S+ {2}all sites {2}active$/m);
   });
 
   it("secrets rotate re-seals under the master key", async () => {

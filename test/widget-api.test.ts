@@ -346,7 +346,12 @@ describe("the widget sequence over HTTP", function () {
       });
 
       it("404 for a key of the site's workspace limited to other sites", async () => {
-        const elsewhere = await service.key(workspaceId, { siteIds: ["another-site"] });
+        const another = await service.sites.create(operatorPrincipal(workspaceId, "test"), {
+          business_name: "Another",
+          business_description: "",
+          domain: `another-${crypto.randomBytes(3).toString("hex")}.example`,
+        });
+        const elsewhere = await service.key(workspaceId, { siteIds: [another.site_id] });
         await patch(elsewhere, { status: "won" }).expect(404);
       });
 

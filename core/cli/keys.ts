@@ -51,7 +51,10 @@ export async function keysList(
     const workspaceId = await workspaceFor(parts, input.values.workspace);
     for (const key of await parts.keys.list(workspaceId)) {
       const state = key.revoked_at === undefined ? "active" : `revoked ${key.revoked_at}`;
-      console.log(`${key.id}  ${key.display}  ${key.name}  ${key.scopes.join(",")}  ${state}`);
+      const sites = key.site_ids?.join(",") ?? "all sites";
+      console.log(
+        `${key.id}  ${key.display}  ${key.name}  ${key.scopes.join(",")}  ${sites}  ${state}`,
+      );
     }
   });
 }

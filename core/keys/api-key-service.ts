@@ -71,8 +71,21 @@ export class ApiKeyService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Creates a key; the returned `value` is the only time it is ever shown. */
+  /**
+   * Creates a key; the returned `value` is the only time it is ever shown. A key limited to
+   * sites may name only the workspace's own (422 otherwise), whoever asks: the API or the CLI.
+   */
   async create(workspaceId: string, input: NewApiKey): Promise<ApiKeyView & { value: string }> {
+    if (input.site_ids !== undefined) {
+      const owned = await this.store.sites.idsOfWorkspace(workspaceId, input.site_ids);
+      const missing = input.site_ids.find((id) => !owned.includes(id));
+      if (missing !== undefined) {
+        throw errors.validationFailed(`site_ids names ${missing}, not a site of this workspace`, {
+          field: "site_ids",
+          site_id: missing,
+        });
+      }
+    }
     const value = `vk_${input.mode}_${crypto.randomBytes(24).toString("base64url")}`;
     const row: ApiKeyRow = {
       id: newId("key"),

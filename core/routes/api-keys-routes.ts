@@ -6,19 +6,16 @@
  */
 import { Router } from "express";
 import type { AccountService } from "../accounts/account-service.ts";
-import { errors } from "../errors.ts";
 import { BODY_LIMIT_API, jsonBody } from "../http/body-parsers.ts";
 import { dashboardSession, workspaceOf, type CookieSettings } from "../http/dashboard-session.ts";
 import { sendData } from "../http/envelope.ts";
 import { queryParams } from "../http/query-params.ts";
 import type { ApiKeyService, NewApiKey } from "../keys/api-key-service.ts";
-import type { Store } from "../store/store.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 
 export function apiKeysRoutes(parts: {
   accounts: AccountService;
   keys: ApiKeyService;
-  store: Store;
   settings: CookieSettings;
 }): Router {
   const router = Router();
@@ -27,16 +24,6 @@ export function apiKeysRoutes(parts: {
   router.post("/v1/api-keys", jsonBody(BODY_LIMIT_API), session, async (req, res) => {
     const workspaceId = workspaceOf(req, queryParams(req, ["workspace_id"]).workspace_id);
     const body = validateBody<NewApiKey>("api-key-create", req.body);
-    if (body.site_ids !== undefined) {
-      const owned = await parts.store.sites.idsOfWorkspace(workspaceId, body.site_ids);
-      const missing = body.site_ids.find((id) => !owned.includes(id));
-      if (missing !== undefined) {
-        throw errors.validationFailed(`site_ids names ${missing}, not a site of this workspace`, {
-          field: "site_ids",
-          site_id: missing,
-        });
-      }
-    }
     sendData(req, res, await parts.keys.create(workspaceId, body), { status: 201 });
   });
 
