@@ -6,6 +6,8 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
+import { parse as parseYaml } from "yaml";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -50,6 +52,7 @@ for (const target of databaseTargets) {
     let service: TestService;
     /** A key with every scope in this test's workspace. */
     let auth: { Authorization: string };
+    let workspaceId: string;
     /** POST /v1/sites in this test's workspace, expecting 201; the new site's id. */
     const create = async (body: object): Promise<string> =>
       (await request(service.server).post("/v1/sites").set(auth).send(body).expect(201)).body.data
@@ -63,7 +66,8 @@ for (const target of databaseTargets) {
       service = await startTestService(database.url);
     });
     beforeEach(async () => {
-      auth = { Authorization: `Bearer ${await service.key(await service.workspace())}` };
+      workspaceId = await service.workspace();
+      auth = { Authorization: `Bearer ${await service.key(workspaceId)}` };
     });
     after(async () => {
       await service?.stop();
@@ -278,6 +282,30 @@ for (const target of databaseTargets) {
             .expect(200);
           const replaced = await put(yamlSite("Warm.")).expect(200);
           expect(replaced.body.data.voice).to.equal("alloy");
+        });
+
+        it("a put over a version replaces the site while it is still at that version", async () => {
+          const principal = operatorPrincipal(workspaceId, "test");
+          const site = parseYaml(yamlSite("Warm and quick.")) as object;
+          const put = await service.sites.put(principal, id, site, "yaml", { ifVersion: 1 });
+          expect(put).to.include({ changed: true });
+          expect(put.site.version).to.equal(2);
+        });
+
+        it("a put over a version refuses (409) a site changed since, and changes nothing", async () => {
+          await request(service.server)
+            .patch(`/v1/sites/${id}`)
+            .set(auth)
+            .send({ voice: "sage" })
+            .expect(200);
+          const principal = operatorPrincipal(workspaceId, "test");
+          const site = parseYaml(yamlSite("Warm and quick.")) as object;
+          const error = await service.sites.put(principal, id, site, "yaml", { ifVersion: 1 }).then(
+            () => undefined,
+            (e: unknown) => e as { code?: string },
+          );
+          expect(error?.code).to.equal("conflict");
+          expect(await service.sites.get(principal, id)).to.include({ voice: "sage", version: 2 });
         });
 
         it("versions say where each came from: yaml, or api for a PATCH between", async () => {

@@ -177,16 +177,22 @@ export class SiteService {
   /**
    * Makes the site exactly `body` (a whole site, as a YAML file holds it): creates it when it does
    * not exist, else replaces it. The path a git pipeline uses; applying the same file twice makes
-   * no new version (`changed` is false).
+   * no new version (`changed` is false). With `ifVersion`, only replaces the site while it is at
+   * that version (409 otherwise), and never creates it.
    */
   async put(
     principal: Principal,
     siteId: string,
     body: unknown,
     source: ChangeSource = "api",
+    options: { ifVersion?: number } = {},
   ): Promise<{ site: SiteView; created: boolean; changed: boolean }> {
     const whole = wholeSite(siteId, body);
-    if ((await this.access.ownedOrAbsent(principal, siteId)) === undefined) {
+    const absent = (await this.access.ownedOrAbsent(principal, siteId)) === undefined;
+    if (absent && options.ifVersion !== undefined) {
+      throw errors.conflict(`Site '${siteId}' was deleted meanwhile`);
+    }
+    if (absent) {
       try {
         return { site: await this.create(principal, whole, source), created: true, changed: true };
       } catch (error) {
@@ -197,7 +203,13 @@ export class SiteService {
       }
     }
     const complete = this.rules.accept<SiteConfig>("site-create", whole);
-    const { site, changed } = await this.writer.change(principal, siteId, source, () => complete);
+    const { site, changed } = await this.writer.change(
+      principal,
+      siteId,
+      source,
+      () => complete,
+      options,
+    );
     return { site, created: false, changed };
   }
 

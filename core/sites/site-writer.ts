@@ -80,17 +80,24 @@ export class SiteWriter {
 
   /**
    * The one write path of an existing site: `next` turns the current config (secrets opened)
-   * into the new one, which is validated whole. No change, no new version.
+   * into the new one, which is validated whole. No change, no new version. With `ifVersion`,
+   * only a site still at that version is changed (409 otherwise), never one changed since.
    */
   async change(
     principal: Principal,
     siteId: string,
     source: ChangeSource,
     next: (current: SiteConfig) => object,
+    options: { ifVersion?: number } = {},
   ): Promise<{ site: SiteView; changed: boolean }> {
     const { codec, access } = this.parts;
     for (let attempt = 0; ; attempt++) {
       const row = await access.owned(principal, siteId);
+      if (options.ifVersion !== undefined && row.version !== options.ifVersion) {
+        throw errors.conflict(
+          `Site '${siteId}' is at version ${row.version}, no longer ${options.ifVersion}`,
+        );
+      }
       const current = codec.decode(row);
       const site = this.prepare(siteId, next(current), current);
       const columns = codec.columns(site);

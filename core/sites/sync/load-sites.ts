@@ -2,19 +2,24 @@
  * The start-up load: the service applies the site files of SITEVOICE_SITES_DIR (./sites) to the
  * default workspace, so `npm start` serves the sites of the checkout. A file that does not
  * validate, or whose secrets are not set, is skipped with a warning; the service still starts.
- * A site changed through the API or the dashboard since its file was last applied is not
- * overwritten: that is what `sitevoice diff` and `sync` are for. Nothing is ever deleted here.
+ * A site is only ever updated over a version the start-up load wrote itself: one changed since by
+ * anyone else (the API, the dashboard, `sitevoice sync`, locally or `--remote`) is not
+ * overwritten, whatever its source says; that is what `sitevoice diff` and `sync` are for.
+ * Nothing is ever deleted here.
  */
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import type { Logger } from "pino";
 import type { SiteRules } from "../site-rules.ts";
-import { operatorPrincipal } from "../../auth/principal.ts";
+import { actorOf, operatorPrincipal, type Principal } from "../../auth/principal.ts";
 import type { SiteService } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";
 import { readDesiredSites } from "./desired-sites.ts";
 import { localTarget } from "./site-target.ts";
 import { planSync } from "./sync-sites.ts";
+
+/** The tool the start-up load acts as: its versions' actor is `operator:startup`. */
+const STARTUP_TOOL = "startup";
 
 export interface LoadedSites {
   applied: string[];
@@ -48,29 +53,37 @@ export async function loadSiteFolder(
 
   const read = await readDesiredSites([folder], { cwd, rules: parts.rules, env: parts.env });
   read.problems.forEach(skip);
-  const target = localTarget(parts.sites, operatorPrincipal(parts.workspaceId, "startup"));
+  const principal = operatorPrincipal(parts.workspaceId, STARTUP_TOOL);
+  const target = localTarget(parts.sites, principal);
   const plan = await planSync(read.sites, target);
   plan.problems.forEach(skip);
 
   for (const { siteId, plan: sitePlan, desired } of plan.sites) {
     const file = relative(cwd, desired.file.path);
-    if (sitePlan.action === "unchanged") {
-      loaded.unchanged.push(siteId);
-    } else if (sitePlan.action === "update" && sitePlan.source !== "yaml") {
-      const reason = `changed through ${sitePlan.source ?? "?"} since the file was last applied; not overwritten (see sitevoice diff)`;
+    const keep = (reason: string) => {
       loaded.skipped.push({ siteId, file, reason });
       logger.warn({ site_id: siteId, file }, `site file not loaded: ${reason}`);
-    } else {
-      try {
-        await target.put(siteId, desired.site);
-        loaded.applied.push(siteId);
-      } catch (error) {
-        // One site that cannot be written (another instance racing with an edit, a store
-        // hiccup) must not keep the service from starting.
-        const reason = (error as Error).message;
-        loaded.skipped.push({ siteId, file, reason });
-        logger.warn({ site_id: siteId, file }, `site file not loaded: ${reason}`);
-      }
+    };
+    if (sitePlan.action === "unchanged") {
+      loaded.unchanged.push(siteId);
+      continue;
+    }
+    const kept =
+      sitePlan.action === "update" ? await changedSince(parts.sites, principal, siteId) : undefined;
+    if (kept !== undefined) {
+      keep(kept);
+      continue;
+    }
+    try {
+      // Only over the version planned: a change made meanwhile is kept too.
+      await parts.sites.put(principal, siteId, desired.site, "yaml", {
+        ifVersion: sitePlan.version ?? undefined,
+      });
+      loaded.applied.push(siteId);
+    } catch (error) {
+      // One site that cannot be written (a change meanwhile, a store hiccup) must not keep the
+      // service from starting.
+      keep((error as Error).message);
     }
   }
   logger.info(
@@ -83,4 +96,23 @@ export async function loadSiteFolder(
     "site files loaded",
   );
   return loaded;
+}
+
+/**
+ * Why the start-up load keeps a site as the store has it: its latest version was written by
+ * someone else (the API, the dashboard, `sitevoice sync`, a restore) since the start-up load
+ * last applied a file to it. Undefined when the latest version is the start-up load's own: then
+ * the file, or a secret it references, changed since, and nobody changed the site.
+ */
+async function changedSince(
+  sites: SiteService,
+  principal: Principal,
+  siteId: string,
+): Promise<string | undefined> {
+  const [latest] = (await sites.versions(principal, siteId, { limit: 1 })).items;
+  if (latest === undefined || latest.actor === actorOf(principal)) return undefined;
+  return (
+    `changed by ${latest.actor} through ${latest.source} (version ${latest.version}) since ` +
+    "the start-up load last applied its file; not overwritten (see sitevoice diff)"
+  );
 }
