@@ -1,8 +1,9 @@
 /**
  * First start of the embedded default: a default workspace, one API key with every scope in
- * test mode and the first owner's dashboard setup link (valid 24 hours), printed once. Later starts find the workspace and print nothing. Every start sets the
- * default workspace's contact email from SITEVOICE_OWNER_EMAIL when that is given (a changed
- * setting replaces the stored address; an unset one leaves it).
+ * test mode and the first owner's dashboard setup link (valid 24 hours), printed once. Later
+ * starts find the workspace and print nothing. Every start sets the default workspace's contact
+ * email from SITEVOICE_OWNER_EMAIL and its plan from SITEVOICE_DEFAULT_PLAN when they are given
+ * (a changed setting replaces the stored value; an unset one leaves it).
  */
 import { issueSetupLink } from "./accounts/workspace-people.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
@@ -27,11 +28,14 @@ export async function bootstrap(
   settings: Pick<Settings, "defaultPlan" | "ownerEmail"> & { publicBaseUrl?: string },
   now = Date.now,
 ): Promise<Bootstrap> {
-  const { defaultPlan: plan, ownerEmail } = settings;
+  const { defaultPlan, ownerEmail } = settings;
   const existing = await store.workspaces.first();
   if (existing !== undefined) {
     if (ownerEmail !== undefined && existing.contact_email !== ownerEmail) {
       await store.workspaces.setContactEmail(existing.id, ownerEmail);
+    }
+    if (defaultPlan !== undefined && existing.plan !== defaultPlan) {
+      await store.workspaces.setPlan(existing.id, defaultPlan);
     }
     return { workspaceId: existing.id };
   }
@@ -42,7 +46,8 @@ export async function bootstrap(
     await store.workspaces.insert({
       id: workspaceId,
       name: "Default workspace",
-      plan,
+      // A self-hosted service is not limited unless the operator says so.
+      plan: defaultPlan ?? "business",
       created_at: now(),
       contact_email: ownerEmail ?? null,
     });
@@ -50,6 +55,7 @@ export async function bootstrap(
     // Another instance created it first.
     if (isUniqueViolation(error)) {
       if (ownerEmail !== undefined) await store.workspaces.setContactEmail(workspaceId, ownerEmail);
+      if (defaultPlan !== undefined) await store.workspaces.setPlan(workspaceId, defaultPlan);
       return { workspaceId };
     }
     throw error;

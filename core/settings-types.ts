@@ -34,8 +34,11 @@ export interface Settings {
   pluginConfig: Record<string, unknown>;
   /** Site files loaded into the default workspace at start-up; undefined when turned off. */
   sitesDir?: string;
-  /** The plan of the workspace `npm start` creates on first start. */
-  defaultPlan: Plan;
+  /**
+   * SITEVOICE_DEFAULT_PLAN: the default workspace's plan, set at every start when given (like
+   * ownerEmail); unset, a new default workspace is on `business` and a stored one keeps its own.
+   */
+  defaultPlan?: Plan;
   /** Express `trust proxy` value; unset = the client IP is the socket's. */
   trustedProxies?: string;
   /**

@@ -75,6 +75,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
   const sitesDir = env.SITEVOICE_SITES_DIR === undefined ? "sites" : value("SITEVOICE_SITES_DIR");
   const smtpUrl = value("SMTP_URL");
   const ownerEmail = value("SITEVOICE_OWNER_EMAIL");
+  const defaultPlan = value("SITEVOICE_DEFAULT_PLAN");
   const publicBaseUrl = parseUrl(
     "PUBLIC_BASE_URL",
     value("PUBLIC_BASE_URL") ?? `http://localhost:${port}`,
@@ -98,11 +99,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     pluginConfig: pluginConfig === undefined ? {} : parsePluginConfig(pluginConfig),
     oauthClients: parseOAuthClients(value("SITEVOICE_OAUTH_CLIENTS")),
     sitesDir: sitesDir === undefined ? undefined : path.resolve(sitesDir),
-    defaultPlan: oneOf(
-      "SITEVOICE_DEFAULT_PLAN",
-      value("SITEVOICE_DEFAULT_PLAN") ?? "business",
-      PLANS,
-    ),
+    defaultPlan:
+      defaultPlan === undefined ? undefined : oneOf("SITEVOICE_DEFAULT_PLAN", defaultPlan, PLANS),
     trustedProxies: value("TRUSTED_PROXIES"),
     allowPrivateNetworks: parseBoolean(
       "SITEVOICE_ALLOW_PRIVATE_NETWORKS",
