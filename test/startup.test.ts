@@ -6,8 +6,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { freePort, run, serving, stop } from "./helpers/cli-process.ts";
+import { dumpDatabase } from "./helpers/database-dump.ts";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
 
 describe("npm start on the embedded default", function () {
   this.timeout(60_000);
@@ -122,6 +127,79 @@ describe("npm start on the embedded default", function () {
 
     it("the service stops with exit code 0", () => {
       expect(stopCode).to.equal(0);
+    });
+  });
+
+  describe("a second start while one runs on the port", () => {
+    let cwd: string;
+    let port: number;
+    let first: ReturnType<typeof run> | undefined;
+    let dumpBefore: string;
+    let second: { code: number | null; output: string };
+    let dumpAfter: string;
+
+    before(async () => {
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-taken-"));
+      fs.cpSync(path.join(repo, "sites"), path.join(cwd, "sites"), { recursive: true });
+      port = await freePort();
+      // No jobs: the running instance writes nothing while the second one tries to start.
+      const env = { PORT: String(port), HOST: "127.0.0.1", SITEVOICE_JOBS: "off" };
+      first = run(["serve"], cwd, env);
+      await serving(first);
+      const database = `sqlite:${path.join(cwd, "data", "sitevoice.db")}`;
+      dumpBefore = await dumpDatabase(database, "sqlite");
+      // What the second start would write if it got as far as its site files.
+      const luigis = path.join(cwd, "sites", "luigis-trattoria.yaml");
+      fs.writeFileSync(
+        luigis,
+        fs.readFileSync(luigis, "utf8").replace(/^voice: .*$/m, "voice: sage"),
+      );
+      const started = run(["serve"], cwd, env);
+      second = { code: await started.exited, output: started.output() };
+      dumpAfter = await dumpDatabase(database, "sqlite");
+    });
+    after(async () => {
+      if (first !== undefined) await stop(first);
+      fs.rmSync(cwd, { recursive: true, force: true });
+    });
+
+    it("stops at once with one line naming the port, and exit code 1", () => {
+      expect(second.code).to.equal(1);
+      expect(second.output.trim()).to.equal(
+        `sitevoice: port ${port} is in use on 127.0.0.1: is Sitevoice already running? ` +
+          "Stop it, or set PORT to a free port",
+      );
+    });
+
+    it("writes nothing to the database", () => {
+      expect(dumpAfter).to.equal(dumpBefore);
+    });
+  });
+
+  describe("a first start on a port in use", () => {
+    let cwd: string;
+    let port: number;
+    let code: number | null;
+    let output: string;
+
+    before(async () => {
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-taken-"));
+      port = await freePort();
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+      try {
+        const started = run(["serve"], cwd, { PORT: String(port), HOST: "127.0.0.1" });
+        code = await started.exited;
+        output = started.output();
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
+    });
+    after(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+    it("creates no data folder, database or master key", () => {
+      expect(code, output).to.equal(1);
+      expect(fs.readdirSync(cwd)).to.deep.equal([]);
     });
   });
 

@@ -1,14 +1,16 @@
 /**
- * Starts and stops the whole service: the parts (compose.ts), the default workspace and the site
- * files, then the app, the HTTP server and the jobs; and back down in reverse order on shutdown.
+ * Starts and stops the whole service: the port bound first (bound-server.ts), then the parts
+ * (compose.ts), the default workspace and the site files, the app and the jobs; and back down in
+ * reverse order on shutdown.
  */
-import http from "node:http";
+import type http from "node:http";
 import { widgetBundle } from "../widget/widget-bundle.ts";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { Lifecycle } from "../lifecycle.ts";
 import { bootstrap, type Bootstrap } from "../bootstrap.ts";
 import { composeParts, createLogger, type ServiceParts } from "../compose.ts";
+import { bindServer } from "./bound-server.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";
 import { CRAWL_DISPATCH_JOB, CRAWL_PLAN_JOB } from "../intelligence/crawl-jobs.ts";
 import { jobDefinitions } from "../jobs/job-definitions.ts";
@@ -64,7 +66,16 @@ export async function startService(
   settings: Readonly<Settings>,
   logger: Logger = createLogger(settings),
 ): Promise<RunningService> {
-  const parts = await composeParts(settings, logger);
+  // The port first: a second start while one runs stops here, having written nothing.
+  const bound = await bindServer(settings.port, settings.host);
+  bound.server.on("clientError", clientErrorHandler(logger));
+  let parts: ServiceParts;
+  try {
+    parts = await composeParts(settings, logger);
+  } catch (error) {
+    await bound.abort();
+    throw error;
+  }
   try {
     const boot = await bootstrap(parts.store, parts.keys, settings);
     if (settings.sitesDir !== undefined) {
@@ -78,15 +89,9 @@ export async function startService(
     // The widget bundled now, not at its first visitor's request; a failure is the log's.
     widgetBundle().catch((err: unknown) => logger.error({ err }, "the widget did not build"));
     const lifecycle = new Lifecycle();
-    const server = http.createServer(createApp(parts, lifecycle));
-    server.on("clientError", clientErrorHandler(logger));
+    const { server, port } = bound;
     const drain = drainer(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(settings.port, settings.host, () => resolve());
-    });
-    const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : settings.port;
+    bound.open(createApp(parts, lifecycle));
     let jobs: Jobs;
     try {
       jobs = await startJobs(parts, jobDefinitions);
@@ -129,6 +134,7 @@ export async function startService(
       })());
     return { ...parts, server, port, boot, jobs, close };
   } catch (error) {
+    await bound.abort();
     await parts.close();
     throw error;
   }
