@@ -8,11 +8,24 @@
 import { issueSetupLink } from "./accounts/workspace-people.ts";
 import type { ApiKeyService } from "./keys/api-key-service.ts";
 import { scopes } from "./auth/principal.ts";
-import type { Settings } from "./settings.ts";
+import type { Plan, Settings } from "./settings.ts";
+import type { WorkspaceRow } from "./store/repos/workspaces-repo.ts";
 import { isUniqueViolation } from "./store/store-errors.ts";
 import type { Store } from "./store/store.ts";
 
 export const DEFAULT_WORKSPACE_ID = "ws_default";
+
+/**
+ * The plan the default workspace has once a start's bootstrap ran: SITEVOICE_DEFAULT_PLAN when
+ * given, else its stored plan, else (a new one) `business`: a self-hosted service is not
+ * limited unless the operator says so.
+ */
+export function defaultWorkspacePlan(
+  existing: Pick<WorkspaceRow, "plan"> | undefined,
+  settings: Pick<Settings, "defaultPlan">,
+): Plan {
+  return settings.defaultPlan ?? existing?.plan ?? "business";
+}
 
 export interface Bootstrap {
   workspaceId: string;
@@ -46,8 +59,7 @@ export async function bootstrap(
     await store.workspaces.insert({
       id: workspaceId,
       name: "Default workspace",
-      // A self-hosted service is not limited unless the operator says so.
-      plan: defaultPlan ?? "business",
+      plan: defaultWorkspacePlan(undefined, settings),
       created_at: now(),
       contact_email: ownerEmail ?? null,
     });

@@ -9,7 +9,7 @@ import path from "node:path";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { freePort, run, serving, stop } from "./helpers/cli-process.ts";
+import { freePort, run, runToEnd, serving, stop } from "./helpers/cli-process.ts";
 import { dumpDatabase } from "./helpers/database-dump.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -200,6 +200,108 @@ describe("npm start on the embedded default", function () {
     it("creates no data folder, database or master key", () => {
       expect(code, output).to.equal(1);
       expect(fs.readdirSync(cwd)).to.deep.equal([]);
+    });
+  });
+
+  describe("a default workspace whose plan cannot hold the example sites", function () {
+    this.timeout(180_000);
+    let cwd: string;
+    let port: number;
+    const env = () => ({ PORT: String(port), HOST: "127.0.0.1", SITEVOICE_JOBS: "off" });
+    const database = () => `sqlite:${path.join(cwd, "data", "sitevoice.db")}`;
+    let key: string | undefined;
+    /** A start that serves: what it printed and the sites it lists; then stopped. */
+    const serveOnce = async (extra: Record<string, string> = {}) => {
+      const started = run(["serve"], cwd, { ...env(), ...extra });
+      try {
+        await serving(started);
+        const output = started.output();
+        key ??= /(vk_test_[A-Za-z0-9_-]{32})/.exec(output)?.[1];
+        const list = await (
+          await fetch(`http://127.0.0.1:${port}/v1/sites`, {
+            headers: { Authorization: `Bearer ${key}` },
+          })
+        ).json();
+        return { output, sites: list.data?.map((s: { site_id: string }) => s.site_id) };
+      } finally {
+        await stop(started);
+      }
+    };
+    /** A start expected to stop by itself; killed after 30 s if it serves instead. */
+    const refusedStart = async (extra: Record<string, string> = {}) => {
+      const started = run(["serve"], cwd, { ...env(), ...extra });
+      const timer = setTimeout(() => started.child.kill("SIGTERM"), 30_000);
+      const code = await started.exited;
+      clearTimeout(timer);
+      return { code, output: started.output() };
+    };
+
+    let byEnv: { code: number | null; output: string };
+    let workspacesAfterRefusal: string;
+    let withoutFiles: Awaited<ReturnType<typeof serveOnce>>;
+    let byStoredPlan: { code: number | null; output: string };
+    let afterPlanChange: Awaited<ReturnType<typeof serveOnce>>;
+    let afterPlanLowered: Awaited<ReturnType<typeof serveOnce>>;
+    const lastLine = (output: string) => output.trim().split("\n").at(-1);
+
+    before(async () => {
+      cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-plan-"));
+      fs.cpSync(path.join(repo, "sites"), path.join(cwd, "sites"), { recursive: true });
+      port = await freePort();
+      byEnv = await refusedStart({ SITEVOICE_DEFAULT_PLAN: "free" });
+      workspacesAfterRefusal = (await dumpDatabase(database(), "sqlite"))
+        .split("\n")
+        .filter((line) => line.startsWith("== workspaces") || line.startsWith("== sites "))
+        .join("\n");
+      withoutFiles = await serveOnce({ SITEVOICE_SITES_DIR: "" });
+      await runToEnd(["workspace", "plan", "ws_default", "free"], cwd, env());
+      byStoredPlan = await refusedStart();
+      await runToEnd(["workspace", "plan", "ws_default", "starter"], cwd, env());
+      afterPlanChange = await serveOnce();
+      await runToEnd(["workspace", "plan", "ws_default", "free"], cwd, env());
+      afterPlanLowered = await serveOnce();
+    });
+    after(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+    it("refuses to start under SITEVOICE_DEFAULT_PLAN=free, naming the plan and the setting", () => {
+      expect(byEnv.code, byEnv.output).to.equal(1);
+      expect(lastLine(byEnv.output)).to.equal(
+        "sitevoice: the default workspace's plan free allows 1 site, and the site files of " +
+          "sites need 3: set SITEVOICE_DEFAULT_PLAN to starter or a larger plan, or load fewer " +
+          "site files (SITEVOICE_SITES_DIR)",
+      );
+    });
+
+    it("creates no workspace and no site when it refuses", () => {
+      expect(workspacesAfterRefusal).to.equal("== sites (0 rows)\n== workspaces (0 rows)");
+    });
+
+    it("so the next start still creates the default workspace and prints its first key", () => {
+      expect(withoutFiles.output).to.match(/First API key/);
+      expect(withoutFiles.sites).to.deep.equal([]);
+    });
+
+    it("refuses to start on a stored plan that cannot hold them, naming the command that changes it", () => {
+      expect(byStoredPlan.code, byStoredPlan.output).to.equal(1);
+      expect(lastLine(byStoredPlan.output)).to.equal(
+        "sitevoice: the default workspace's plan free allows 1 site, and the site files of " +
+          "sites need 3: run `sitevoice workspace plan ws_default starter` (or set " +
+          "SITEVOICE_DEFAULT_PLAN), or load fewer site files (SITEVOICE_SITES_DIR)",
+      );
+    });
+
+    it("starts with every example site once the plan holds them", () => {
+      expect(afterPlanChange.output).not.to.include("site file not loaded");
+      expect(afterPlanChange.sites).to.have.members([
+        "bright-smiles-dental",
+        "luigis-trattoria",
+        "nordic-home-shop",
+      ]);
+    });
+
+    it("a plan lowered after they loaded keeps them, and starts: nothing is left out", () => {
+      expect(afterPlanLowered.output).not.to.include("site file not loaded");
+      expect(afterPlanLowered.sites).to.have.length(3);
     });
   });
 

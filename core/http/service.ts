@@ -16,7 +16,8 @@ import { CRAWL_DISPATCH_JOB, CRAWL_PLAN_JOB } from "../intelligence/crawl-jobs.t
 import { jobDefinitions } from "../jobs/job-definitions.ts";
 import { startJobs, type Jobs } from "../jobs/jobs.ts";
 import type { Settings } from "../settings.ts";
-import { loadSiteFolder } from "../sites/sync/load-sites.ts";
+import { loadSiteFolder, readSiteFolder } from "../sites/sync/load-sites.ts";
+import { assertPlanHoldsSiteFolder } from "../sites/sync/site-folder-room.ts";
 
 export interface RunningService extends ServiceParts {
   server: http.Server;
@@ -77,12 +78,20 @@ export async function startService(
     throw error;
   }
   try {
+    const siteFiles =
+      settings.sitesDir === undefined
+        ? undefined
+        : await readSiteFolder(settings.sitesDir, { rules: parts.rules });
+    // The embedded default (no DATABASE_URL) is the quick start's: rather than serve without one
+    // of its site files for the plan, it stops, before the default workspace and its first key.
+    if (siteFiles !== undefined && settings.database.privateDir !== undefined) {
+      await assertPlanHoldsSiteFolder(siteFiles, parts, settings);
+    }
     const boot = await bootstrap(parts.store, parts.keys, settings);
-    if (settings.sitesDir !== undefined) {
-      await loadSiteFolder(settings.sitesDir, {
+    if (siteFiles !== undefined) {
+      await loadSiteFolder(siteFiles, {
         sites: parts.sites,
         workspaceId: boot.workspaceId,
-        rules: parts.rules,
         logger,
       });
     }

@@ -14,7 +14,7 @@ import type { SiteRules } from "../site-rules.ts";
 import { actorOf, operatorPrincipal, type Principal } from "../../auth/principal.ts";
 import type { SiteService } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";
-import { readDesiredSites } from "./desired-sites.ts";
+import { readDesiredSites, type DesiredSite } from "./desired-sites.ts";
 import { localTarget } from "./site-target.ts";
 import { planSync } from "./sync-sites.ts";
 
@@ -28,18 +28,34 @@ export interface LoadedSites {
   skipped: { siteId?: string; file: string; reason: string }[];
 }
 
-export async function loadSiteFolder(
+/** The site files of a folder, read and checked; nothing written yet. */
+export interface SiteFolder {
+  folder: string;
+  /** False when the folder is not there: nothing to load, nothing to say. */
+  exists: boolean;
+  /** The clean files' sites. */
+  sites: DesiredSite[];
+  /** Each problem of the other files, which are skipped. */
+  problems: SiteProblem[];
+}
+
+/** Reads the site files of `folder` as `sitevoice validate` checks them, secrets resolved. */
+export async function readSiteFolder(
   folder: string,
-  parts: {
-    sites: SiteService;
-    workspaceId: string;
-    rules: SiteRules;
-    logger: Logger;
-    env?: Readonly<Record<string, string | undefined>>;
-  },
+  options: { rules: SiteRules; env?: Readonly<Record<string, string | undefined>> },
+): Promise<SiteFolder> {
+  if (!existsSync(folder)) return { folder, exists: false, sites: [], problems: [] };
+  const read = await readDesiredSites([folder], { cwd: process.cwd(), ...options });
+  return { folder, exists: true, sites: read.sites, problems: read.problems };
+}
+
+/** Applies the sites of `files` to the workspace: creates and updates, skipping with a warning. */
+export async function loadSiteFolder(
+  files: SiteFolder,
+  parts: { sites: SiteService; workspaceId: string; logger: Logger },
 ): Promise<LoadedSites> {
   const loaded: LoadedSites = { applied: [], unchanged: [], skipped: [] };
-  if (!existsSync(folder)) return loaded;
+  if (!files.exists) return loaded;
   const { logger } = parts;
   const cwd = process.cwd();
   const skip = (problem: SiteProblem) => {
@@ -51,11 +67,10 @@ export async function loadSiteFolder(
     );
   };
 
-  const read = await readDesiredSites([folder], { cwd, rules: parts.rules, env: parts.env });
-  read.problems.forEach(skip);
+  files.problems.forEach(skip);
   const principal = operatorPrincipal(parts.workspaceId, STARTUP_TOOL);
   const target = localTarget(parts.sites, principal);
-  const plan = await planSync(read.sites, target);
+  const plan = await planSync(files.sites, target);
   plan.problems.forEach(skip);
 
   for (const { siteId, plan: sitePlan, desired } of plan.sites) {
@@ -88,7 +103,7 @@ export async function loadSiteFolder(
   }
   logger.info(
     {
-      folder: relative(cwd, folder) || ".",
+      folder: relative(cwd, files.folder) || ".",
       applied: loaded.applied.length,
       unchanged: loaded.unchanged.length,
       skipped: loaded.skipped.length,
