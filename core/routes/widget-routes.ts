@@ -140,18 +140,18 @@ export function widgetRoutes(
     sendData(req, res, await parts.intelligence.answer(target));
   });
 
-  // The visitor's own fingerprint, for the privacy notice: what they quote in a data request.
+  // The visitor's own ID in the site's workspace, for the privacy notice: what they quote in a
+  // data request.
   router.get("/v1/:siteId/visitor", async (req, res) => {
     const target = await siteOf(req);
     requireOrigin(req, res, target.site);
     await consumeLimit(limit.visitor, req.ip ?? "unknown", res);
-    res.setHeader("Cache-Control", "no-store");
-    sendData(req, res, {
-      user_fingerprint: parts.sessions.fingerprint({
-        ip: req.ip ?? "",
-        userAgent: req.headers["user-agent"] ?? "",
-      }),
+    const fingerprint = await parts.sessions.fingerprint(target.workspaceId, {
+      ip: req.ip ?? "",
+      userAgent: req.headers["user-agent"] ?? "",
     });
+    res.setHeader("Cache-Control", "no-store");
+    sendData(req, res, { user_fingerprint: fingerprint });
   });
 
   router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {
