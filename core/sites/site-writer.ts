@@ -13,6 +13,7 @@ import { newCrawlRow } from "../store/repos/crawls-repo.ts";
 import type { SiteRow } from "../store/repos/sites-repo.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
+import { truncateWal } from "../store/wal-truncation.ts";
 import { SITES_PER_PLAN } from "./plan-limits.ts";
 import { duplicateSiteId, type SiteAccess } from "./site-access.ts";
 import type { SiteCache } from "./site-cache.ts";
@@ -125,7 +126,8 @@ export class SiteWriter {
 
   /**
    * Deletes the site and its versions, with `site.deleted` in the same transaction, then its
-   * usage data (site-usage-purge.ts), the events still batched for it first.
+   * usage data (site-usage-purge.ts), the events still batched for it first; then takes what its
+   * visitors said out of SQLite's log (wal-truncation.ts).
    */
   async delete(principal: Principal, siteId: string): Promise<void> {
     const row = await this.parts.access.owned(principal, siteId);
@@ -142,6 +144,7 @@ export class SiteWriter {
     await this.parts.cache.changed(siteId);
     await this.parts.events.flush();
     await purgeSiteUsage(this.parts.store, siteId);
+    await truncateWal(this.parts.store.db);
   }
 
   /**
