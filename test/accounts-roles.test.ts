@@ -54,7 +54,9 @@ describe("the first owner and invitations", function () {
     if (cookie !== undefined) call.set("Cookie", cookie);
     return call.send(body as object);
   };
+  /** The invitation in the newest mail to `to`, once the service has sent what it answered. */
   const mailedToken = async (to: string) => {
+    await service.accounts.settled();
     const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1);
     expect(mail, `a mail to ${to}`).to.not.equal(undefined);
     const text = (await simpleParser(mail!.raw)).text ?? "";
@@ -161,6 +163,7 @@ describe("the first owner and invitations", function () {
         { email: "cy@acme.example", role: "owner" },
         member,
       );
+      await service.accounts.settled();
       expect(res.status).to.equal(403);
       expect(res.body.error.details.reason).to.equal("not_owner");
       expect(smtp.received.length).to.equal(before);
@@ -277,6 +280,7 @@ describe("setup tokens and invitations expire, under a fake clock", function () 
     const workspace = signedUp.workspace.id;
     const invite = async (email: string) => {
       await accounts.invite(signedUp.user, workspace, { email, role: "member" });
+      await accounts.settled();
       return /#token=(inv_[A-Za-z0-9_-]+)/.exec(sent.at(-1)!)![1]!;
     };
     const inTime = await invite("x@acme.example");

@@ -4,7 +4,8 @@
  * Argon2id). A wrong email and a wrong password are the same 401, and take as long: an unknown
  * email is checked against a dummy hash. Magic-link tokens are stored as their SHA-256 only,
  * single use, valid 15 minutes, and mailed; a request for an unknown email mails nothing and
- * answers the same.
+ * answers the same. Mails go out after the answer (AfterAnswer), so a slow relay neither delays
+ * it nor tells which addresses have an account.
  */
 import crypto from "node:crypto";
 import type { Logger } from "pino";
@@ -14,6 +15,7 @@ import type { Mailer } from "../mail/mailer.ts";
 import type { KeyRing } from "../security/secret-box.ts";
 import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
+import { AfterAnswer } from "../util/after-answer.ts";
 import type { MembershipRow, Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
 import { SESSION_TTL_MS, SessionTokens } from "./session-tokens.ts";
@@ -54,15 +56,24 @@ export class AccountService {
   private readonly tokens: SessionTokens;
   private dummyHash: Promise<string> | undefined;
   private readonly people: PeopleParts;
+  private readonly afterAnswer: AfterAnswer;
 
   constructor(private readonly parts: AccountParts) {
     this.now = parts.now ?? Date.now;
     this.tokens = new SessionTokens(parts.ring);
+    this.afterAnswer = new AfterAnswer(parts.logger);
     this.people = {
       ...parts,
       hasher: () => this.hasher(),
       now: () => this.now(),
+      mailLater: (mail, failed, context) =>
+        this.afterAnswer.run(failed, context, () => parts.mailer.send(mail)),
     };
+  }
+
+  /** Resolves once the mails started so far are sent or failed: a stop waits for it. */
+  settled(): Promise<void> {
+    return this.afterAnswer.settled();
   }
 
   /** POST /v1/auth/signup: 403 unless sign-up is open; 409 for an email already taken. */
@@ -122,8 +133,16 @@ export class AccountService {
     return this.startSession(user);
   }
 
-  /** POST /v1/auth/magic-link: mails a single-use link to an account's email; nothing otherwise. */
-  async magicLink(email: string): Promise<void> {
+  /**
+   * POST /v1/auth/magic-link: mails a single-use link to an account's email; nothing otherwise.
+   * Everything that depends on the address (finding it, the token, the mail) runs after the
+   * answer, which is therefore the same, as soon, for every address.
+   */
+  magicLink(email: string): void {
+    this.afterAnswer.run("magic link not mailed", {}, () => this.mailMagicLink(email));
+  }
+
+  private async mailMagicLink(email: string): Promise<void> {
     const user = await this.parts.store.accounts.userByEmail(email);
     if (user === undefined) return;
     const { token, hash } = newLinkToken("ml");
@@ -142,21 +161,20 @@ export class AccountService {
     // A fragment, so the token reaches neither a server log nor a mail scanner's GET: the page
     // posts it to /v1/auth/verify.
     const link = `${this.parts.publicBaseUrl}/dashboard/verify#token=${token}`;
-    try {
-      await this.parts.mailer.send({
-        to: user.email,
-        subject: "Your Sitevoice sign-in link",
-        text: [
-          "Open this link within 15 minutes to sign in to Sitevoice. It works once.",
-          "",
-          link,
-          "",
-          "If you did not ask for it, ignore this mail.",
-        ].join("\n"),
-      });
-    } catch (error) {
-      this.parts.logger.error({ err: error, user_id: user.id }, "magic link not mailed");
-    }
+    const sent = this.parts.mailer.send({
+      to: user.email,
+      subject: "Your Sitevoice sign-in link",
+      text: [
+        "Open this link within 15 minutes to sign in to Sitevoice. It works once.",
+        "",
+        link,
+        "",
+        "If you did not ask for it, ignore this mail.",
+      ].join("\n"),
+    });
+    await sent.catch((error: unknown) =>
+      this.parts.logger.error({ err: error, user_id: user.id }, "magic link not mailed"),
+    );
   }
 
   /** POST /v1/auth/verify: a magic link's token, once, within 15 minutes; else 401 invalid_token. */

@@ -5,10 +5,9 @@
  * usable. AccountService signs the person in afterwards.
  */
 import crypto from "node:crypto";
-import type { Logger } from "pino";
 import { errors } from "../errors.ts";
 import type { PasswordHasher } from "../host/plugin.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import type { Mail } from "../mail/mailer.ts";
 import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
 import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
@@ -16,12 +15,12 @@ import type { Store } from "../store/store.ts";
 
 export interface PeopleParts {
   store: Store;
-  mailer: Mailer;
-  logger: Logger;
   publicBaseUrl: string;
   /** The auth plugin's hasher; 503 without one. */
   hasher(): PasswordHasher;
   now(): number;
+  /** Sends `mail` after the answer; a failure is logged as `failed` with `context`, never thrown. */
+  mailLater(mail: Mail, failed: string, context: Record<string, unknown>): void;
 }
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
@@ -94,8 +93,8 @@ export async function setupOwner(
 }
 
 /**
- * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail holds a link
- * valid 7 days, once. 403 for a member who is not an owner.
+ * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail, sent after the
+ * answer, holds a link valid 7 days, once. 403 for a member who is not an owner.
  */
 export async function invite(
   ctx: PeopleParts,
@@ -122,21 +121,21 @@ export async function invite(
     used_at: null,
   });
   const workspace = await ctx.store.workspaces.get(workspaceId);
-  const sent = ctx.mailer.send({
-    to: email,
-    subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
-    text: [
-      `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
-      "",
-      "Open this link within 7 days to accept. It works once.",
-      "",
-      `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
-    ].join("\n"),
-  });
-  await sent.catch((error: unknown) => {
-    ctx.logger.error({ err: error, workspace_id: workspaceId }, "invitation not mailed");
-    throw errors.serviceUnavailable("The invitation could not be mailed; try again", error);
-  });
+  ctx.mailLater(
+    {
+      to: email,
+      subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
+      text: [
+        `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
+        "",
+        "Open this link within 7 days to accept. It works once.",
+        "",
+        `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
+      ].join("\n"),
+    },
+    "invitation not mailed",
+    { workspace_id: workspaceId },
+  );
   return { email, role: body.role, expires_at: new Date(at + INVITATION_TTL_MS).toISOString() };
 }
 
