@@ -19,6 +19,7 @@ import { AfterAnswer } from "../util/after-answer.ts";
 import type { MembershipRow, Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
 import { SESSION_TTL_MS, SessionTokens } from "./session-tokens.ts";
+import { checkWorkspaceName, mailableWorkspaceName } from "./workspace-name.ts";
 import {
   acceptInvitation,
   invite,
@@ -76,12 +77,17 @@ export class AccountService {
     return this.afterAnswer.settled();
   }
 
-  /** POST /v1/auth/signup: 403 unless sign-up is open; 409 for an email already taken. */
+  /**
+   * POST /v1/auth/signup: 403 unless sign-up is open; 400 for a workspace name holding a link
+   * (workspace-name.ts); 409 for an email already taken.
+   */
   async signup(body: { email: string; password: string; workspace_name?: string }) {
     if (this.parts.signup !== "open") {
       throw errors.forbidden("Sign-up is by invitation on this service", { reason: "invite_only" });
     }
     const email = body.email.toLowerCase();
+    if (body.workspace_name !== undefined)
+      checkWorkspaceName(body.workspace_name, "workspace_name");
     if ((await this.parts.store.accounts.userByEmail(email)) !== undefined) {
       throw errors.conflict("An account with this email exists; sign in instead", {
         field: "email",
@@ -95,7 +101,7 @@ export class AccountService {
       created_at: at,
     };
     const workspaceId = newId("ws");
-    const name = body.workspace_name ?? email.slice(email.indexOf("@") + 1);
+    const name = body.workspace_name ?? defaultWorkspaceName(email);
     try {
       await this.parts.store.transaction(async (tx) => {
         await tx.accounts.insertUser(user);
@@ -291,3 +297,10 @@ const userView = (user: UserRow) => ({
   email: user.email,
   created_at: new Date(Number(user.created_at)).toISOString(),
 });
+
+/**
+ * A sign-up's workspace name when none is given: the first label of the address's domain (`acme`
+ * for ana@acme.example), not the whole domain, which a mail reader would make a link of.
+ */
+const defaultWorkspaceName = (email: string) =>
+  mailableWorkspaceName(email.slice(email.indexOf("@") + 1).split(".")[0]!) ?? "My workspace";

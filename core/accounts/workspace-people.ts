@@ -12,6 +12,7 @@ import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
 import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
+import { invitationMail } from "./invitation-mail.ts";
 
 export interface PeopleParts {
   store: Store;
@@ -122,17 +123,13 @@ export async function invite(
   });
   const workspace = await ctx.store.workspaces.get(workspaceId);
   ctx.mailLater(
-    {
+    invitationMail({
       to: email,
-      subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
-      text: [
-        `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
-        "",
-        "Open this link within 7 days to accept. It works once.",
-        "",
-        `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
-      ].join("\n"),
-    },
+      inviter: inviter.email,
+      workspaceName: workspace?.name,
+      role: body.role,
+      link: `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
+    }),
     "invitation not mailed",
     { workspace_id: workspaceId },
   );
