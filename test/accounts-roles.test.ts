@@ -276,10 +276,15 @@ describe("setup tokens and invitations expire, under a fake clock", function () 
   });
 
   it("an invitation works until 7 days, not at 7 days", async () => {
-    const signedUp = await accounts.signup({ email: "boss@acme.example", password: PASSWORD });
-    const workspace = signedUp.workspace.id;
+    const workspace = await service.workspace();
+    const link = await issueSetupLink(service.store, workspace, "https://v.example", clock.now);
+    const boss = await accounts.setup({
+      token: tokenOf(link),
+      email: "boss@acme.example",
+      password: PASSWORD,
+    });
     const invite = async (email: string) => {
-      await accounts.invite(signedUp.user, workspace, { email, role: "member" });
+      await accounts.invite(boss.user, workspace, { email, role: "member" });
       await accounts.settled();
       return /#token=(inv_[A-Za-z0-9_-]+)/.exec(sent.at(-1)!)![1]!;
     };

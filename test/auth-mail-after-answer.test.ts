@@ -1,9 +1,10 @@
 /**
  * The accounts' mails go out after the answer, so how long a relay takes tells nobody whether an
  * address has an account: with a real SMTP server that holds each mail 400 ms before accepting
- * it, a magic-link request and an invitation are answered before the relay accepted their mail
- * (the order of the two events, not their times), an unknown address is answered the same and
- * mailed nothing, and the mail still arrives afterwards, on SQLite, PostgreSQL and MariaDB. A
+ * it, a magic-link request, a sign-up (new, or again for an address not confirmed yet) and an
+ * invitation are answered before the relay accepted their mail (the order of the two events, not
+ * their times), an unknown address is answered the same and mailed nothing, and the mail still
+ * arrives afterwards, on SQLite, PostgreSQL and MariaDB. A
  * stop waits for the mails still to send; a mail that fails is logged, never the client's error.
  */
 import crypto from "node:crypto";
@@ -61,6 +62,7 @@ for (const target of databaseTargets) {
         onAccepted: (mail) => events.push(`accepted ${mail.to.join(",")}`),
       });
       service = await startTestService(database.url, {
+        SITEVOICE_SIGNUP: "open",
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         TRUSTED_PROXIES: "loopback",
       });
@@ -98,6 +100,25 @@ for (const target of databaseTargets) {
       expect(events.filter((event) => event.startsWith("accepted"))).to.deep.equal([
         `accepted ${owner}`,
       ]);
+    });
+
+    it("answers a sign-up before the relay accepted its confirmation mail", async () => {
+      const ana = address("ana");
+      const res = await answered("/v1/auth/signup", { email: ana, password: PASSWORD });
+      expect(res.status, JSON.stringify(res.body)).to.equal(202);
+      await mailsTo(smtp, ana, 1);
+      expect(events).to.deep.equal(["answered /v1/auth/signup", `accepted ${ana}`]);
+    });
+
+    it("answers a second sign-up of an unconfirmed address before the relay accepted its mail", async () => {
+      const ana = address("ana");
+      await post("/v1/auth/signup", { email: ana, password: PASSWORD }).expect(202);
+      await mailsTo(smtp, ana, 1);
+      events.length = 0;
+      const res = await answered("/v1/auth/signup", { email: ana, password: PASSWORD });
+      expect(res.status, JSON.stringify(res.body)).to.equal(202);
+      await mailsTo(smtp, ana, 2);
+      expect(events).to.deep.equal(["answered /v1/auth/signup", `accepted ${ana}`]);
     });
 
     it("answers an invitation before the relay accepted its mail, which arrives afterwards", async () => {
@@ -144,6 +165,7 @@ for (const target of databaseTargets) {
         email: owner,
         password_hash: null,
         created_at: Date.now(),
+        verified_at: Date.now(),
       });
       // Closed in the same turn: the lookup, the token and the mail are all still to come.
       parts.accounts.magicLink(owner);
@@ -192,6 +214,7 @@ describe("an account's mail that fails", function () {
       email: inviter.email,
       password_hash: null,
       created_at: Date.now(),
+      verified_at: Date.now(),
     });
     await service.store.accounts.addMember(workspace, inviter.id, "owner", Date.now());
     const sent = await accounts.invite(inviter, workspace, {

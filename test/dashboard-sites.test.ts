@@ -5,14 +5,13 @@
  * checked and saved as YAML; and another workspace, no session and a cross-site request refused
  * with nothing changed.
  */
-import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { dashboardPrincipal } from "../core/auth/principal.ts";
 import type { SiteRules } from "../core/sites/site-rules.ts";
 import { validateCommand } from "../core/sites/yaml/validate-command.ts";
 import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -56,16 +55,7 @@ describe("the dashboard's site pages", function () {
       SITEVOICE_SIGNUP: "open",
       SITEVOICE_OUTBOUND_ALLOW: `127.0.0.1:${backend.port}`,
     });
-    const signup = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `s${crypto.randomBytes(3).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-        workspace_name: "Acme agency",
-      })
-      .expect(201);
-    cookie = cookieOf(signup);
-    workspaceId = signup.body.data.workspace.id;
+    ({ cookie, workspaceId } = await signUp(service, "Acme agency"));
   });
   after(async () => {
     await service?.stop();
@@ -267,15 +257,9 @@ describe("the dashboard's site pages", function () {
   });
 
   it("keeps another workspace's sites, a missing session and a cross-site request out", async () => {
-    const stranger = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `t${crypto.randomBytes(3).toString("hex")}@else.example`,
-        password: "correct horse battery",
-      })
-      .expect(201);
-    const theirCookie = cookieOf(stranger);
-    const theirWs = stranger.body.data.workspace.id;
+    const stranger = await signUp(service, "Else");
+    const theirCookie = stranger.cookie;
+    const theirWs = stranger.workspaceId;
     const version = (await stored()).version;
     // Their own workspace named, our site asked for: not found, nothing changed.
     const peek = await request(service.server)

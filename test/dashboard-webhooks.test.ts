@@ -10,7 +10,7 @@ import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { dashboardPrincipal } from "../core/auth/principal.ts";
 import { SHIPPED_EVENT_TYPES } from "../core/webhooks/event-types.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -39,12 +39,7 @@ describe("the dashboard's webhooks page", function () {
   let workspaceId: string;
 
   /** A new user with a workspace of their own: their cookie and workspace id. */
-  const signup = async () => {
-    const email = `w${crypto.randomBytes(4).toString("hex")}@acme.example`;
-    const body = { email, password: "correct horse battery" };
-    const res = await request(service.server).post("/v1/auth/signup").send(body).expect(201);
-    return { cookie: cookieOf(res), workspaceId: res.body.data.workspace.id as string };
-  };
+  const signup = () => signUp(service);
   /** A request of the dashboard as htmx sends it, with the session cookie. */
   const act = (method: Method, url: string, form = {}, extra = {}, on = service) => {
     const headers = { Cookie: cookie, "Sec-Fetch-Site": "same-origin", "HX-Request": "true" };

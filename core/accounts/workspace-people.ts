@@ -4,15 +4,15 @@
  * SHA-256 only and used in the transaction that makes its member, so a failure later leaves it
  * usable. AccountService signs the person in afterwards.
  */
-import crypto from "node:crypto";
 import { errors } from "../errors.ts";
 import type { PasswordHasher } from "../host/plugin.ts";
 import type { Mail } from "../mail/mailer.ts";
 import { hashToken } from "../security/token-hash.ts";
-import { newId } from "../store/ids.ts";
 import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
+import { claimAccount, insertProvedUser, isProved } from "./address-claim.ts";
 import { invitationMail } from "./invitation-mail.ts";
+import { newLinkToken } from "./link-token.ts";
 
 export interface PeopleParts {
   store: Store;
@@ -26,12 +26,6 @@ export interface PeopleParts {
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
-
-/** A new single-use token and the hash the store keeps of it. */
-export function newLinkToken(prefix: "ml" | "st" | "inv"): { token: string; hash: string } {
-  const token = `${prefix}_${crypto.randomBytes(32).toString("base64url")}`;
-  return { token, hash: hashToken(token) };
-}
 
 /**
  * The first owner's setup link, made at the first start for the default workspace: whoever
@@ -59,8 +53,9 @@ export async function issueSetupLink(
 }
 
 /**
- * POST /v1/auth/setup: the first owner's setup link makes `email` (a new account with this
- * password, or an existing one whose password this is) the owner of its workspace. Once.
+ * POST /v1/auth/setup: the first owner's setup link makes `email` the owner of its workspace:
+ * a new account with this password, an existing one whose password this is, or one an open
+ * sign-up made but never confirmed, which the link's holder claims (address-claim.ts). Once.
  */
 export async function setupOwner(
   ctx: PeopleParts,
@@ -68,25 +63,29 @@ export async function setupOwner(
 ): Promise<UserRow> {
   const email = body.email.toLowerCase();
   const existing = await ctx.store.accounts.userByEmail(email);
-  if (existing !== undefined) {
+  const proved = existing !== undefined && isProved(existing);
+  if (proved) {
     const matches =
       existing.password_hash !== null &&
       (await ctx.hasher().verify(existing.password_hash, body.password));
     if (!matches) throw errors.unauthorized("Wrong email or password");
   }
-  const passwordHash = existing === undefined ? await ctx.hasher().hash(body.password) : null;
+  // Any other, new or left unconfirmed by an open sign-up, is made or claimed with this password.
+  const claimHash = proved ? undefined : await ctx.hasher().hash(body.password);
   const user = await ctx.store.transaction(async (tx) => {
     // Used in the transaction: a failure later leaves the link usable.
     const used = await tx.accounts.useToken(hashToken(body.token), "setup", ctx.now());
     if (used?.workspace_id == null) throw errors.invalidToken();
     const at = ctx.now();
-    const row = existing ?? {
-      id: newId("usr"),
-      email,
-      password_hash: passwordHash,
-      created_at: at,
-    };
-    if (existing === undefined) await tx.accounts.insertUser(row);
+    let row = existing;
+    if (claimHash !== undefined) {
+      row =
+        existing === undefined
+          ? await insertProvedUser(tx, email, claimHash, at)
+          : await claimAccount(tx, existing, claimHash, at);
+    }
+    // Undefined: its sign-up's link confirmed it meanwhile, with a password not given here.
+    if (row === undefined) throw errors.unauthorized("Wrong email or password");
     await tx.accounts.setMember(used.workspace_id, row.id, "owner", at);
     return row;
   });
@@ -138,8 +137,10 @@ export async function invite(
 
 /**
  * POST /v1/auth/accept: an invitation's token, once, within 7 days, makes its email a member of
- * its workspace and signs them in. A new account needs a password; an existing one is proved
- * by the link itself (it was mailed to that address). An owner invited again stays owner.
+ * its workspace and signs them in. The link proves the address (it was mailed there): an account
+ * that proved it already joins as it is (a password given is not its to change); a new one, or
+ * one an open sign-up made but never confirmed, which the invitee claims (address-claim.ts),
+ * needs the invitee's password. An owner invited again stays owner.
  */
 export async function acceptInvitation(
   ctx: PeopleParts,
@@ -154,14 +155,17 @@ export async function acceptInvitation(
     }
     const at = ctx.now();
     let row = await tx.accounts.userByEmail(used.email);
-    if (row === undefined) {
+    if (row === undefined || !isProved(row)) {
       if (passwordHash === undefined) {
         throw errors.invalidRequest("A password is needed to make the account", {
           field: "password",
         });
       }
-      row = { id: newId("usr"), email: used.email, password_hash: passwordHash, created_at: at };
-      await tx.accounts.insertUser(row);
+      // A claim finds nothing to do when its sign-up's link proved it meanwhile: it joins as it is.
+      row =
+        row === undefined
+          ? await insertProvedUser(tx, used.email, passwordHash, at)
+          : ((await claimAccount(tx, row, passwordHash, at)) ?? row);
     }
     const current = await tx.accounts.roleIn(used.workspace_id, row.id);
     if (current !== "owner") await tx.accounts.setMember(used.workspace_id, row.id, used.role, at);

@@ -75,6 +75,9 @@ export function dashboardRoutes(parts: DashboardParts): Router {
   router.get("/dashboard/verify", (_req, res) =>
     render.page(res, "verify", "Sign in with your link"),
   );
+  router.get("/dashboard/confirm", (_req, res) =>
+    render.page(res, "confirm", "Confirm your address"),
+  );
   router.get("/dashboard/accept", (_req, res) => render.page(res, "accept", "Join the workspace"));
 
   router.get("/dashboard/static/:name", (req, res) => {

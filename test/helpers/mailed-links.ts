@@ -27,13 +27,23 @@ export function linkToken(mail: ParsedMail, page: string): string {
   return link![1]!;
 }
 
-/** The token of the link to `page` in the `count`-th mail to `to` (waiting for it). */
+/**
+ * The token of the `nth` mail to `to` holding a link to `page`, oldest first, once there is one
+ * (other mails to the address are passed over).
+ */
 export async function mailedToken(
   smtp: { received: Received[] },
   to: string,
   page: string,
-  count = 1,
+  nth = 1,
 ): Promise<string> {
-  const mails = await mailsTo(smtp, to, count);
-  return linkToken(mails[count - 1]!, page);
+  const address = to.toLowerCase();
+  let linking: ParsedMail[] = [];
+  await waitUntil(`${nth} mail(s) to ${to} linking to ${page}`, async () => {
+    const mine = smtp.received.filter((mail) => mail.to.includes(address));
+    const parsed = await Promise.all(mine.map((mail) => simpleParser(mail.raw)));
+    linking = parsed.filter((mail) => (mail.text ?? "").includes(`${page}#token=`));
+    return linking.length >= nth;
+  });
+  return linkToken(linking[nth - 1]!, page);
 }
