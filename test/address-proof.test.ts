@@ -114,6 +114,11 @@ for (const target of databaseTargets) {
       expect(await mailedToken(smtp, email, CONFIRM)).to.match(/^su_[A-Za-z0-9_-]{43}$/);
     });
 
+    it("refuses a sign-up token it never mailed with 401 invalid_token", async () => {
+      const res = await post("/v1/auth/verify", { token: `su_${"x".repeat(43)}` });
+      expect([res.status, res.body.error.code]).to.deep.equal([401, "invalid_token"]);
+    });
+
     it("refuses the password of an unconfirmed account with a wrong password's answer", async () => {
       const email = address("ana");
       await post("/v1/auth/signup", { email, password: PASSWORD }).expect(202);
