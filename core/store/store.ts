@@ -70,7 +70,7 @@ export class Store {
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);
-    this.webhookHealth = new WebhookHealthRepo(executor);
+    this.webhookHealth = new WebhookHealthRepo(executor, db.client);
     this.crawls = new CrawlsRepo(executor, db.client);
     this.siteIntelligence = new SiteIntelligenceRepo(executor);
     this.userData = new UserDataRepo(executor, db.client);

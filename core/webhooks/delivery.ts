@@ -155,6 +155,7 @@ export class Delivery {
     };
     const outcome = this.outcome(row, attempt, result);
     const disabled = await this.parts.store.transaction(async (tx) => {
+      await tx.webhookHealth.lockEndpoint(endpoint.id);
       if (!(await tx.webhookDeliveries.recordAttempt(attempt, owner, outcome))) return undefined;
       return recordHealth(tx, endpoint, at, result, outcome);
     });
