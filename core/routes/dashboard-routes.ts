@@ -42,6 +42,13 @@ export function dashboardRoutes(parts: DashboardParts): Router {
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT_API, parameterLimit: 200 });
   const workspacePage = [signedIn, inWorkspace];
 
+  // A browser opening the service's own address lands on the dashboard. An API client (curl's
+  // Accept */*, application/json, no Accept at all) keeps the JSON 404 of any unknown path.
+  router.get("/", (req, res, next) => {
+    if (req.accepts(["json", "html"]) === "html") return res.redirect(302, "/dashboard");
+    next();
+  });
+
   router.get("/dashboard", signedIn, (req, res) => {
     const account = req.account;
     if (account === undefined) return res.redirect(303, "/dashboard/sign-in");
