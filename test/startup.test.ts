@@ -17,7 +17,7 @@ describe("npm start on the embedded default", function () {
     let key: string | undefined;
     let firstOutput: string;
     let files: { database: boolean; masterKey: boolean };
-    let health: { data: { database: unknown } };
+    let health: { data: { database: unknown; plugins: Record<string, unknown>[] } };
     let createdStatus: number;
     let secondOutput: string;
     let listedDomains: string[];
@@ -74,6 +74,12 @@ describe("npm start on the embedded default", function () {
       expect(key, firstOutput).to.be.a("string");
       expect(health.data.database).to.include({ client: "sqlite", ok: true });
       expect(createdStatus).to.equal(201);
+    });
+
+    it("lists auth-local in /v1/health as active, for the dashboard's sign-in", () => {
+      const auth = health.data.plugins.find((plugin) => plugin.name === "auth-local");
+      expect(auth).to.deep.include({ kind: "auth", status: "active" });
+      expect(auth?.note).to.match(/sign-in/);
     });
 
     it("prints no key on the second start", () => {

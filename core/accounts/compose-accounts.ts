@@ -26,7 +26,11 @@ export function composeAccounts(
   const accounts = new AccountService({
     store,
     ring,
-    passwords: plugins.globals("auth").find((auth) => auth.passwords)?.passwords,
+    passwords: plugins.useGlobal(
+      "auth",
+      (auth) => auth.passwords !== undefined,
+      "the dashboard's sign-up and sign-in (passwords)",
+    )?.passwords,
     mailer,
     logger,
     publicBaseUrl,
