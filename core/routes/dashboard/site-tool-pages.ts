@@ -33,6 +33,8 @@ export interface SiteToolParts {
 
 /** Crawls the site page shows. */
 const CRAWLS_SHOWN = 5;
+/** A crawl's errors the site page lists (the API's crawl list has them all). */
+const CRAWL_ERRORS_SHOWN = 10;
 /** Versions the versions page shows at once. */
 const VERSIONS_PER_PAGE = 50;
 /** The longest YAML the editors take: a site file's own limit. */
@@ -217,7 +219,11 @@ function crawlContext(siteId: string, items: Awaited<ReturnType<CrawlService["li
   const [latest] = items;
   return {
     siteId,
-    crawls: items,
+    crawls: items.map((crawl) => ({
+      ...crawl,
+      shownErrors: crawl.errors.slice(0, CRAWL_ERRORS_SHOWN),
+      moreErrors: Math.max(0, crawl.errors.length - CRAWL_ERRORS_SHOWN),
+    })),
     running: latest !== undefined && (latest.status === "queued" || latest.status === "running"),
   };
 }
