@@ -34,6 +34,8 @@ describe("the dashboard's first pages in a browser", function () {
   let browser: Browser;
   let page: Page;
   const requested: string[] = [];
+  /** The key the list showed in place, for the test that revokes it. */
+  let nightlyKey = "";
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-dashboard-"));
 
   const checked = async (name: string, on: Page = page) => {
@@ -166,6 +168,44 @@ describe("the dashboard's first pages in a browser", function () {
     );
     const refused = await fetch(`${service.url}/v1/sites`, {
       headers: { Authorization: `Bearer ${value}` },
+    });
+    expect(refused.status).to.equal(401);
+  });
+
+  it("shows a key just made in the list at once, without reloading the page", async () => {
+    await page.goto(`${service.url}/dashboard/keys?workspace_id=${service.boot.workspaceId}`);
+    // Gone if the page loads again: the list must change in place.
+    await page.evaluate(() => Object.assign(window, { sameLoad: true }));
+    await page.getByLabel("Name").fill("Nightly export");
+    await page.getByLabel("sites:read").check();
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page.waitForFunction(() => document.querySelector("output.value")?.textContent !== "");
+    const value = await page.locator("output.value").innerText();
+    await page.waitForFunction(
+      () => document.querySelector(".keys")?.textContent?.includes("Nightly export"),
+      undefined,
+      { timeout: 5_000 },
+    );
+    expect(await page.evaluate(() => "sameLoad" in window)).to.equal(true);
+    const listed = await page.locator(".keys li", { hasText: "Nightly export" }).innerText();
+    expect(listed).to.contain(`vk_live_••••${value.slice(-4)}`);
+    expect(await page.locator(".keys").innerText()).to.not.contain(value);
+    nightlyKey = value;
+  });
+
+  it("revokes a key from the list drawn again in place", async () => {
+    await page.getByRole("button", { name: "Revoke Nightly export" }).click();
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll(".keys li")).some(
+          (row) =>
+            row.textContent?.includes("Nightly export") && row.textContent.includes("revoked"),
+        ),
+      undefined,
+      { timeout: 5_000 },
+    );
+    const refused = await fetch(`${service.url}/v1/sites`, {
+      headers: { Authorization: `Bearer ${nightlyKey}` },
     });
     expect(refused.status).to.equal(401);
   });
