@@ -96,6 +96,56 @@ describe("npm start on the embedded default", function () {
     });
   });
 
+  describe("the voice provider's key at start", () => {
+    const outputs: Record<string, string> = {};
+    /** The JSON log lines at warn of an output. */
+    const warnings = (output: string) =>
+      output
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level === 40);
+
+    before(async () => {
+      for (const [name, key] of [
+        ["without", ""],
+        ["with", "sk-not-checked-at-start"],
+      ]) {
+        const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-voice-"));
+        const started = run(["serve"], cwd, {
+          PORT: String(await freePort()),
+          OPENAI_API_KEY: key!,
+        });
+        try {
+          await serving(started);
+          outputs[name!] = started.output();
+        } finally {
+          await stop(started);
+          fs.rmSync(cwd, { recursive: true, force: true });
+        }
+      }
+    });
+
+    it("without OPENAI_API_KEY, logs a warning that voice calls are not available", () => {
+      const voice = warnings(outputs.without!).filter((line) => /voice calls/i.test(line.msg));
+      expect(voice.map((line) => line.msg)).to.deep.equal([
+        "Voice calls are not available: no OpenAI API key is configured (set OPENAI_API_KEY)",
+      ]);
+    });
+
+    it("without OPENAI_API_KEY, prints the notice beside the dashboard's address", () => {
+      expect(outputs.without).to.match(
+        /^Voice calls are not available: no OpenAI API key is configured \(set OPENAI_API_KEY\)/m,
+      );
+    });
+
+    it("with OPENAI_API_KEY, neither logs nor prints it", () => {
+      const voice = warnings(outputs.with!).filter((line) => /voice calls/i.test(line.msg));
+      expect(voice).to.deep.equal([]);
+      expect(outputs.with).not.to.match(/voice calls are not available/i);
+    });
+  });
+
   describe("keeps ./data private: the folder 0700, the database, its WAL and SHM and the key 0600", () => {
     let own: string;
     let modes: Record<string, string>;

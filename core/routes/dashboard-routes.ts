@@ -21,12 +21,14 @@ import { usagePages, type UsagePagesParts } from "./dashboard/usage-pages.ts";
 import { visitorDataPages, type VisitorDataPagesParts } from "./dashboard/visitor-data-pages.ts";
 import { webhookPages, type WebhookPagesParts } from "./dashboard/webhook-pages.ts";
 import { oauthCallback, oauthPages } from "./dashboard/oauth-pages.ts";
+import { voiceUnavailable, type VoiceAvailabilityParts } from "../voice/voice-availability.ts";
 
 export type DashboardParts = SitePagesParts &
   WebhookPagesParts &
   LeadPagesParts &
   UsagePagesParts &
-  VisitorDataPagesParts & {
+  VisitorDataPagesParts &
+  VoiceAvailabilityParts & {
     accounts: AccountService;
     keys: ApiKeyService;
     store: Store;
@@ -48,6 +50,15 @@ export function dashboardRoutes(parts: DashboardParts): Router {
     if (req.accepts(["json", "html"]) === "html") return res.redirect(302, "/dashboard");
     next();
   });
+
+  // The pages an operator or site owner lands on say when no voice call can be had at all.
+  router.get(
+    ["/dashboard", "/dashboard/sites", "/dashboard/sites/:id"],
+    async (_req, res, next) => {
+      res.locals.voiceUnavailable = await voiceUnavailable(parts);
+      next();
+    },
+  );
 
   router.get("/dashboard", signedIn, (req, res) => {
     const account = req.account;
