@@ -182,6 +182,19 @@ describe("the dashboard's site pages", function () {
     expect((await stored()).version).to.equal(version);
   });
 
+  it("refuses an adapter nested too deeply, before composing it, changing nothing", async () => {
+    const version = (await stored()).version;
+    const levels = 100_000;
+    const deep = await act(inWs(`/dashboard/sites/${siteId}/adapter`), {
+      adapter: `type: rest\nconfig: ${"[".repeat(levels)}${"]".repeat(levels)}\n`,
+    });
+    expect(deep.status, deep.text.slice(0, 300)).to.equal(400);
+    expect(decode(deep.text)).to.contain(
+      "adapter nests lists and mappings more than 63 levels deep",
+    );
+    expect((await stored()).version).to.equal(version);
+  });
+
   it("refreshes the crawl and shows its status", async () => {
     const first = await act(inWs(`/dashboard/sites/${siteId}/crawl`));
     expect(first.status, first.text).to.equal(200);

@@ -7,7 +7,7 @@
 import express, { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
-import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
+import { BODY_LIMIT_WIDGET, jsonBody, parseRawJson } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors, isServiceError } from "../errors.ts";
 import { limitersFor, type RateLimiterFactory } from "../limits/rate-limiter.ts";
@@ -107,7 +107,7 @@ export function widgetRoutes(
       req.headers["x-service-signature"],
       raw,
     );
-    return { session, body: parseJson(req, raw), raw };
+    return { session, body: parseRawJson(req.headers["content-type"], raw), raw };
   };
 
   router.options(WIDGET_PATHS, async (req, res) => {
@@ -194,7 +194,10 @@ export function widgetRoutes(
       const site = await parts.sites.openConfig(principalOf(req), siteId).catch((e: unknown) => {
         throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
       });
-      const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      const body = parseRawJson(
+        req.headers["content-type"],
+        Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      );
       sendData(req, res, await searchSite(parts.plugins, site, body, searchOptions(req, res)));
       return;
     }
@@ -270,20 +273,6 @@ export function widgetRoutes(
   }
 
   return router;
-}
-
-function parseJson(req: Request, raw: Buffer): unknown {
-  const type = req.headers["content-type"] ?? "";
-  if (!/^application\/json\b/i.test(type)) {
-    throw errors.invalidRequest("Content-Type must be application/json", {
-      field: "content-type",
-    });
-  }
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch {
-    throw errors.invalidRequest("The body is not valid JSON", { field: "body" });
-  }
 }
 
 /** Whether a usage event body is the batch form: an object with `events`, whatever else it has. */
