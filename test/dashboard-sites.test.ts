@@ -311,6 +311,22 @@ describe("the dashboard's site pages", function () {
     expect(crossSite.status).to.equal(403);
     expect((await stored()).version).to.equal(version);
   });
+  it("saves the settings with optional fields emptied, which take their defaults", async () => {
+    const principal = dashboardPrincipal(workspaceId, "test");
+    const set = { personality: "Be brief.", timezone: "Europe/Berlin", voice: "verse" };
+    await service.sites.patch(principal, siteId, set);
+    const site = await page(inWs(`/dashboard/sites/${siteId}`)).expect(200);
+    const form = formValues(site.text, "settings-title");
+    const saved = await act(inWs(`/dashboard/sites/${siteId}`), {
+      ...form,
+      personality: "",
+      timezone: "",
+      voice: "",
+    });
+    expect(saved.status, saved.text).to.equal(204);
+    const view = await service.sites.get(principal, siteId);
+    expect([view.personality, view.timezone, view.voice]).to.deep.equal(["", "UTC", "alloy"]);
+  });
 });
 
 /** HTML's escapes undone, enough to compare the text a page shows. */

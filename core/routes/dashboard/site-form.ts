@@ -5,12 +5,26 @@
  * one the API and `sitevoice validate` give. Fields the form has no control for (the adapter,
  * pronunciations, lead capture's fields) are kept as they are; the YAML editor reaches them.
  */
+import type { SchemaObject } from "ajv";
 import type { SiteView } from "../../sites/site-service.ts";
+import { schemaFor } from "../../validation/schema-validator.ts";
 
 /** Text fields, sent as typed. */
 const TEXT = ["business_name", "business_description", "domain", "industry"] as const;
 /** Text fields that take their default when left empty. */
 const OPTIONAL_TEXT = ["timezone", "language", "voice", "personality"] as const;
+
+/**
+ * The site schema's default of each optional text field. A patch may not set them to null (their
+ * schema takes text only), so an emptied field is sent as its default.
+ */
+const DEFAULTS = Object.fromEntries(
+  OPTIONAL_TEXT.map((name) => [
+    name,
+    (schemaFor("site").properties?.[name] as SchemaObject).default,
+  ]),
+) as Record<(typeof OPTIONAL_TEXT)[number], string>;
+
 /** Lists, one item a line. */
 const LINES = [
   "additional_domains",
@@ -64,7 +78,7 @@ export function siteFromForm(
   for (const name of TEXT) body[name] = text(form[name]).trim();
   for (const name of OPTIONAL_TEXT) {
     const value = text(form[name]).trim();
-    body[name] = value === "" ? null : value;
+    body[name] = value === "" ? DEFAULTS[name] : value;
   }
   for (const name of LINES) {
     body[name] = text(form[name])
