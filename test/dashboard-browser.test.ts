@@ -240,6 +240,63 @@ describe("the dashboard's first pages in a browser", function () {
     await invited.close();
   });
 
+  it("shows each problem of a refused save once, beside its field", async () => {
+    const workspaceId = service.boot.workspaceId;
+    await service.store.db.knex("workspaces").where({ id: workspaceId }).update({ plan: "pro" });
+    const principal = operatorPrincipal(workspaceId, "test");
+    const site = (siteId: string, domain: string) =>
+      service.sites.create(principal, {
+        site_id: siteId,
+        business_name: siteId,
+        business_description: "",
+        domain,
+      });
+    await site("held-domain", "held.example");
+    await site("form-check", "form-check.example");
+    await page.goto(`${service.url}/dashboard/sites/form-check?workspace_id=${workspaceId}`);
+    await page.getByLabel("Website domain").fill("held.example");
+    await page.getByLabel("Time zone").fill("Mars/Base");
+    await page.getByLabel("Voice").fill("bogus");
+    await page.getByRole("button", { name: "Save the settings" }).click();
+    await page.locator("#problem-voice li").waitFor();
+    /** The problems shown under the control labelled `label`, which that control names. */
+    const beside = (label: string) =>
+      page.getByLabel(label, { exact: true }).evaluate((control) => {
+        const slot = control.nextElementSibling;
+        const described = control.getAttribute("aria-describedby") === slot?.id;
+        return {
+          described,
+          problems: Array.from(slot?.querySelectorAll("li") ?? [], (li) => li.textContent),
+        };
+      });
+    expect(await beside("Website domain")).to.deep.equal({
+      described: true,
+      problems: ["Domain held.example already belongs to site 'held-domain' of this workspace"],
+    });
+    const timezone = await beside("Time zone");
+    expect(timezone.problems).to.have.length(1);
+    expect(timezone.problems[0]).to.match(/^timezone must be an IANA time-zone name/);
+    const voice = await beside("Voice");
+    expect(voice.problems).to.have.length(1);
+    expect(voice.problems[0]).to.match(/^"bogus" is not a voice of the openai voice provider/);
+    expect(await beside("Business name")).to.deep.equal({ described: true, problems: [] });
+    const shown = await page.locator("main").innerText();
+    for (const problem of [timezone.problems[0]!, voice.problems[0]!]) {
+      expect(shown.split(problem).length - 1, problem).to.equal(1);
+    }
+    const problems = await page.locator(".field-problem li, .answer").allInnerTexts();
+    expect(problems.join("\n")).not.to.match(/\b(timezone|voice|domain)\s+\1\b/i);
+    await checked("site-problems");
+
+    // Fixed, the save goes through and the page is drawn anew, with no problem left.
+    await page.getByLabel("Website domain").fill("form-check.example");
+    await page.getByLabel("Time zone").fill("Europe/Berlin");
+    await page.getByLabel("Voice").fill("verse");
+    await page.getByRole("button", { name: "Save the settings" }).click();
+    await page.waitForURL(/saved=2$/);
+    expect(await page.locator(".field-problem li").count()).to.equal(0);
+  });
+
   it("made no request to another origin", () => {
     const origin = new URL(service.url).origin;
     expect(requested.length).to.be.greaterThan(10);
@@ -254,6 +311,7 @@ describe("the dashboard's first pages in a browser", function () {
       "members.png",
       "setup.png",
       "sign-in.png",
+      "site-problems.png",
       "verify.png",
     ]);
   });

@@ -150,6 +150,19 @@ describe("the dashboard's webhooks page", function () {
     expect(await endpointsOf()).to.have.length(before);
   });
 
+  it("lists each problem of a refusal once, in its own words, under their count", async () => {
+    const res = await act("post", hooks(), { url: "not a url" });
+    expect(res.status, res.text).to.equal(400);
+    const text = decode(res.text);
+    const alert = /<p class="error" role="alert"[^>]*>([^<]*)<\/p>/.exec(text)?.[1];
+    expect(alert).to.equal("Nothing was changed: 2 problems.");
+    const items = [...text.matchAll(/<li[^>]*>([^<]*)<\/li>/g)].map((m) => m[1]);
+    expect(items).to.have.length(2);
+    expect(items[0]).to.match(/^url must be an https/);
+    expect(items[1]).to.match(/^events must have at least 1/);
+    for (const item of items) expect(text.split(item!)).to.have.length(2);
+  });
+
   it("sends a test event to the real receiver and shows it in the delivery log", async () => {
     const { id, secret } = await added(`${receiver.url}/test`);
     const count = receiver.received.length;

@@ -8,6 +8,7 @@
 import type { SchemaObject } from "ajv";
 import type { SiteView } from "../../sites/site-service.ts";
 import { schemaFor } from "../../validation/schema-validator.ts";
+import type { FormControls } from "./field-problems.ts";
 
 /** Text fields, sent as typed. */
 const TEXT = ["business_name", "business_description", "domain", "industry"] as const;
@@ -24,7 +25,6 @@ const DEFAULTS = Object.fromEntries(
     (schemaFor("site").properties?.[name] as SchemaObject).default,
   ]),
 ) as Record<(typeof OPTIONAL_TEXT)[number], string>;
-
 /** Lists, one item a line. */
 const LINES = [
   "additional_domains",
@@ -37,6 +37,40 @@ const LINES = [
 export const BUTTON_CHOICES = {
   positions: ["bottom-right", "bottom-left"],
   sizes: ["small", "medium", "large"],
+};
+
+/** The widget button's settings: fields of `appearance`, each a control of its own. */
+const APPEARANCE = ["color", "position", "size"] as const;
+
+/** The settings form's controls, by the name each sends. */
+const SETTINGS_NAMES: readonly string[] = [
+  ...TEXT,
+  ...OPTIONAL_TEXT,
+  ...LINES,
+  "transcript_retention_days",
+  "lead_capture",
+  ...APPEARANCE,
+];
+
+/** The settings form's controls; a problem inside a site field is drawn by its control. */
+export const SETTINGS_CONTROLS: FormControls = {
+  names: SETTINGS_NAMES,
+  controlOf: (field) => {
+    const [top = "", inner = ""] = field.split(".");
+    if (top === "appearance") return APPEARANCE.find((name) => name === inner);
+    return SETTINGS_NAMES.includes(top) ? top : undefined;
+  },
+};
+
+const CREATE_NAMES: readonly string[] = [...TEXT, "site_id"];
+
+/** The new-site form's controls. */
+export const CREATE_CONTROLS: FormControls = {
+  names: CREATE_NAMES,
+  controlOf: (field) => {
+    const top = field.split(".")[0] ?? "";
+    return CREATE_NAMES.includes(top) ? top : undefined;
+  },
 };
 
 export interface SiteFormFields {
