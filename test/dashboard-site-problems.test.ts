@@ -5,12 +5,11 @@
  * settings form is sent a bad voice, a bad time zone and a domain another site holds; the new-site
  * form no name, a reserved site id and that domain.
  */
-import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { dashboardPrincipal } from "../core/auth/principal.ts";
 import { decode, formValues, validateMessage } from "./helpers/dashboard-forms.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -51,16 +50,7 @@ describe("the dashboard's site forms with several problems", function () {
   before(async () => {
     database = (await createTestDatabase(sqlite))!;
     service = await startTestService(database.url, { SITEVOICE_SIGNUP: "open" });
-    const signup = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `p${crypto.randomBytes(3).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-        workspace_name: "Acme agency",
-      })
-      .expect(201);
-    cookie = cookieOf(signup);
-    workspaceId = signup.body.data.workspace.id;
+    ({ cookie, workspaceId } = await signUp(service, "Acme agency"));
     // Two sites and a third attempted: more than the free plan of a signed-up workspace allows.
     await service.store.db.knex("workspaces").where({ id: workspaceId }).update({ plan: "pro" });
     const principal = dashboardPrincipal(workspaceId, "test");
