@@ -3,7 +3,7 @@ import express, { type RequestHandler } from "express";
 import { errors } from "../errors.ts";
 import { assertBodyDepth } from "../validation/nesting-depth.ts";
 
-/** DECISIONS.md: 64 KiB on widget endpoints, 1 MiB elsewhere; over that 413. */
+/** The API reference: 64 KiB on widget endpoints, 1 MiB elsewhere; over that 413. */
 export const BODY_LIMIT_WIDGET = 64 * 1024;
 export const BODY_LIMIT_API = 1024 * 1024;
 

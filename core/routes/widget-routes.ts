@@ -1,5 +1,5 @@
 /**
- * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
+ * The widget-facing endpoints (the API reference, "Widget endpoints",
  * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics
  * events, leads, transcripts, session resumption and call reports by Origin plus the session's
  * signature over the raw body. CORS answers only the site's own origins. A query may instead carry an API key with `query:test` (the debug path).
@@ -47,7 +47,7 @@ export interface WidgetRouteParts {
   logger: Logger;
 }
 
-/** SPEC.md and DECISIONS.md limits; leads and transcripts are ours (a conversation makes few). */
+/** The limits of the API reference; leads and transcripts are ours (a conversation makes few). */
 const LIMITS = {
   config: { name: "widget-config", points: 1200, durationSeconds: 60 },
   tokenPerIp: { name: "widget-token-ip", points: 10, durationSeconds: 60 },

@@ -41,7 +41,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** SPEC.md's delivery deadlines. */
+/** The API reference's delivery deadlines. */
 export const DEADLINE_MS: Record<UserDataKind, number> = { export: 30 * DAY, delete: 72 * HOUR };
 /** When an open request is alerted on: a quarter of the way to its deadline at most. */
 export const ALERT_AFTER_MS: Record<UserDataKind, number> = { export: 7 * DAY, delete: 18 * HOUR };

@@ -40,7 +40,7 @@ export interface DeliveryParts {
   userAgent?: string;
 }
 
-/** The body every attempt of a delivery of `event` posts (SPEC.md "Payload shape"). */
+/** The body every attempt of a delivery of `event` posts (the API reference, "Payload shape"). */
 export function deliveryBody(event: ServiceEventRow, ring: KeyRing): Buffer {
   const opened = openServiceEvent(event, ring);
   return Buffer.from(

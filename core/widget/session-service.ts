@@ -2,7 +2,7 @@
  * Widget sessions: minted by the token endpoint, each with a 32-byte signing secret that every
  * later call signs its body with. The secret is stored sealed, so every instance can verify a
  * session another one minted. A session lives 30 minutes without a signed call and 2 hours at
- * most (DECISIONS.md); after that, as for an unknown session or a wrong signature, the answer is
+ * most (the API reference); after that, as for an unknown session or a wrong signature, the answer is
  * the same 401 invalid_signature, so a caller learns nothing from which it was.
  */
 import crypto from "node:crypto";
@@ -155,7 +155,7 @@ export class SessionService {
     if (held !== undefined) held.row = { ...held.row, provider_session: json };
   }
 
-  /** Drops IP hashes older than an hour (SPEC.md retention), `batch` at a time; how many. */
+  /** Drops IP hashes older than an hour (the API reference's retention), `batch` at a time; how many. */
   forgetIps(batch: number): Promise<number> {
     const before = this.now() - 60 * 60_000;
     return inBatches((limit) => this.store.sessions.forgetIps(before, limit), batch);
