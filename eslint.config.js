@@ -98,6 +98,7 @@ export default tseslint.config(
         history: "readonly",
         fetch: "readonly",
         FormData: "readonly",
+        DOMParser: "readonly",
         URLSearchParams: "readonly",
         navigator: "readonly",
         window: "readonly",

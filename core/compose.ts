@@ -276,7 +276,10 @@ export async function composeParts(
         wake: () => dispatcher.wake(),
       }),
       crawls,
-      ...composeAccounts({ store, ring, sites, mailer, ...installed }, { settings, logger }),
+      ...composeAccounts(
+        { store, ring, sites, mailer, ...installed },
+        { settings, logger, closers },
+      ),
       oauth: composeOAuth(
         { store, ring, events, sites, ...installed },
         { settings, logger, outbound },

@@ -1,5 +1,5 @@
 /**
- * The plans of SPEC.md and the voice minutes each bundles a calendar month: SITEVOICE_PLAN_MINUTES
+ * The plans of the API reference and the voice minutes each bundles a calendar month: SITEVOICE_PLAN_MINUTES
  * over DEFAULT_PLAN_MINUTES, whose crossings `usage.threshold` announces.
  */
 import { oneOf, SettingsError } from "./settings-values.ts";

@@ -54,7 +54,9 @@ describe("the first owner and invitations", function () {
     if (cookie !== undefined) call.set("Cookie", cookie);
     return call.send(body as object);
   };
+  /** The invitation in the newest mail to `to`, once the service has sent what it answered. */
   const mailedToken = async (to: string) => {
+    await service.accounts.settled();
     const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1);
     expect(mail, `a mail to ${to}`).to.not.equal(undefined);
     const text = (await simpleParser(mail!.raw)).text ?? "";
@@ -161,6 +163,7 @@ describe("the first owner and invitations", function () {
         { email: "cy@acme.example", role: "owner" },
         member,
       );
+      await service.accounts.settled();
       expect(res.status).to.equal(403);
       expect(res.body.error.details.reason).to.equal("not_owner");
       expect(smtp.received.length).to.equal(before);
@@ -273,10 +276,16 @@ describe("setup tokens and invitations expire, under a fake clock", function () 
   });
 
   it("an invitation works until 7 days, not at 7 days", async () => {
-    const signedUp = await accounts.signup({ email: "boss@acme.example", password: PASSWORD });
-    const workspace = signedUp.workspace.id;
+    const workspace = await service.workspace();
+    const link = await issueSetupLink(service.store, workspace, "https://v.example", clock.now);
+    const boss = await accounts.setup({
+      token: tokenOf(link),
+      email: "boss@acme.example",
+      password: PASSWORD,
+    });
     const invite = async (email: string) => {
-      await accounts.invite(signedUp.user, workspace, { email, role: "member" });
+      await accounts.invite(boss.user, workspace, { email, role: "member" });
+      await accounts.settled();
       return /#token=(inv_[A-Za-z0-9_-]+)/.exec(sent.at(-1)!)![1]!;
     };
     const inTime = await invite("x@acme.example");

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/:siteId/analytics/events` on every database: newest first, the window and type
  * filters, keyset pages that return every event present when paging began exactly once while
- * events are written in between, and each refusal of SPEC.md's analytics rows.
+ * events are written in between, and each refusal of the API reference's analytics rows.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";

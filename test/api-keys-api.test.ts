@@ -12,7 +12,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -26,20 +26,7 @@ describe("API keys over HTTP, from the dashboard session", function () {
   let workspaceId: string;
   let siteId: string;
 
-  const signup = async () => {
-    const res = await request(service.server)
-      .post("/v1/auth/signup")
-      .set("X-Forwarded-For", `198.51.100.${crypto.randomInt(1, 255)}`)
-      .send({
-        email: `owner-${crypto.randomBytes(4).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-      })
-      .expect(201);
-    return {
-      cookie: cookieOf(res),
-      workspaceId: res.body.data.workspace.id as string,
-    };
-  };
+  const signup = () => signUp(service);
 
   before(async () => {
     database = (await createTestDatabase(sqlite))!;

@@ -1,8 +1,9 @@
 /**
- * Dashboard accounts over HTTP: sign-up, sign-in (a wrong password and an unknown email are the
- * same 401), the session cookie and sign-out revoking it at once, the per-IP limits with a spoofed
- * X-Forwarded-For not trusted by default, magic links (mailed to a real SMTP server, single use,
- * expiring after 15 minutes under a fake clock) and the CSRF rule for cookie-authenticated changes.
+ * Dashboard accounts over HTTP: sign-up (confirmed by the mailed link), sign-in (a wrong password
+ * and an unknown email are the same 401), the session cookie and sign-out revoking it at once,
+ * the per-IP limits with a spoofed X-Forwarded-For not trusted by default, magic links (mailed to
+ * a real SMTP server, single use, expiring after 15 minutes under a fake clock) and the CSRF rule
+ * for cookie-authenticated changes. test/address-proof.test.ts follows an address's proof.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
@@ -18,6 +19,7 @@ import {
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
+import { mailedToken } from "./helpers/mailed-links.ts";
 import { cookieOf } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
@@ -57,6 +59,15 @@ describe("dashboard accounts over HTTP", function () {
       .post(path)
       .set("X-Forwarded-For", from)
       .send(body as object);
+  /** Signs `address` up and confirms it by the mailed link: the confirmation's answer. */
+  const confirmedSignUp = async (address: string, body: object = {}) => {
+    const res = await post("/v1/auth/signup", { email: address, password: PASSWORD, ...body });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const token = await mailedToken(service.mailbox!, address, "/dashboard/confirm");
+    const confirmed = await post("/v1/auth/verify", { token });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+    return confirmed;
+  };
 
   describe("sign-up and sign-in", () => {
     let address: string;
@@ -64,16 +75,11 @@ describe("dashboard accounts over HTTP", function () {
 
     before(async () => {
       address = email();
-      const res = await post("/v1/auth/signup", {
-        email: address.toUpperCase(),
-        password: PASSWORD,
-        workspace_name: "Acme",
-      });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const res = await confirmedSignUp(address.toUpperCase(), { workspace_name: "Acme" });
       cookie = cookieOf(res);
     });
 
-    it("signs up a user who owns a new workspace, and sets an HttpOnly, SameSite=Lax cookie", async () => {
+    it("signs up a user who owns a new workspace once confirmed, and sets an HttpOnly, SameSite=Lax cookie", async () => {
       const res = await request(service.server).get("/v1/auth/session").set("Cookie", cookie);
       expect(res.status).to.equal(200);
       expect(res.body.data.user.email).to.equal(address);
@@ -148,8 +154,7 @@ describe("dashboard accounts over HTTP", function () {
   describe("sign-out", () => {
     it("ends the session at once: the same cookie, anywhere, is 401 afterwards", async () => {
       const address = email();
-      const signup = await post("/v1/auth/signup", { email: address, password: PASSWORD });
-      const first = cookieOf(signup);
+      const first = cookieOf(await confirmedSignUp(address));
       const second = cookieOf(
         await post("/v1/auth/signin", { email: address, password: PASSWORD }),
       );
@@ -175,7 +180,7 @@ describe("dashboard accounts over HTTP", function () {
     let cookie: string;
 
     before(async () => {
-      cookie = cookieOf(await post("/v1/auth/signup", { email: email(), password: PASSWORD }));
+      cookie = cookieOf(await confirmedSignUp(email()));
     });
 
     const signout = (headers: Record<string, string>, body = "{}") =>
@@ -226,7 +231,7 @@ describe("dashboard accounts over HTTP", function () {
       for (let n = 0; n < 5; n++) {
         expect(
           (await post("/v1/auth/signup", { email: email(), password: PASSWORD }, other)).status,
-        ).to.equal(201);
+        ).to.equal(202);
       }
       const sixth = await post("/v1/auth/signup", { email: email(), password: PASSWORD }, other);
       expect(sixth.status).to.equal(429);
@@ -296,8 +301,8 @@ describe("magic links under a fake clock, mailed to a real SMTP server", functio
   const clock = { now: Date.parse("2026-11-26T12:00:00.000Z") };
   let address: string;
 
-  /** The token of the newest mail to `to`, as a reader would take it from the link. */
-  const mailedToken = async (to: string) => {
+  /** The sign-in link's token in the newest mail to `to`, as a reader would take it. */
+  const signInToken = async (to: string) => {
     const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1);
     const text = (await simpleParser(mail!.raw)).text ?? "";
     const link = /https?:\/\/\S+\/dashboard\/verify#token=(ml_[A-Za-z0-9_-]+)/.exec(text);
@@ -323,6 +328,7 @@ describe("magic links under a fake clock, mailed to a real SMTP server", functio
     });
     address = email();
     await accounts.signup({ email: address, password: PASSWORD });
+    await accounts.verify(await mailedToken(smtp, address, "/dashboard/confirm"));
   });
   after(async () => {
     await mailer?.close();
@@ -332,8 +338,9 @@ describe("magic links under a fake clock, mailed to a real SMTP server", functio
   });
 
   it("mails a link whose token signs in once, within 15 minutes", async () => {
-    await accounts.magicLink(address.toUpperCase());
-    const token = await mailedToken(address);
+    accounts.magicLink(address.toUpperCase());
+    await accounts.settled();
+    const token = await signInToken(address);
     clock.now += MAGIC_LINK_TTL_MS - 1;
     const signedIn = await accounts.verify(token);
     expect(signedIn.user.email).to.equal(address);
@@ -343,8 +350,9 @@ describe("magic links under a fake clock, mailed to a real SMTP server", functio
   });
 
   it("refuses a token at 15 minutes, unused", async () => {
-    await accounts.magicLink(address);
-    const token = await mailedToken(address);
+    accounts.magicLink(address);
+    await accounts.settled();
+    const token = await signInToken(address);
     clock.now += MAGIC_LINK_TTL_MS;
     const late = await accounts.verify(token).catch((error: unknown) => error);
     expect(late).to.have.property("code", "invalid_token");
@@ -352,10 +360,12 @@ describe("magic links under a fake clock, mailed to a real SMTP server", functio
 
   it("mails nothing for an unknown email, and keeps only the token's hash", async () => {
     const before = smtp.received.length;
-    await accounts.magicLink(email());
+    accounts.magicLink(email());
+    await accounts.settled();
     expect(smtp.received.length).to.equal(before);
-    await accounts.magicLink(address);
-    const token = await mailedToken(address);
+    accounts.magicLink(address);
+    await accounts.settled();
+    const token = await signInToken(address);
     const rows = await service.store.db.knex("auth_tokens").select("*");
     expect(JSON.stringify(rows)).to.not.contain(token);
   });

@@ -9,7 +9,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
-import { simpleParser } from "mailparser";
 import type { Browser, Page } from "playwright-core";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { accessibilityProblems } from "./helpers/axe.ts";
@@ -19,6 +18,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { mailsTo } from "./helpers/mailed-links.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
@@ -34,6 +34,8 @@ describe("the dashboard's first pages in a browser", function () {
   let browser: Browser;
   let page: Page;
   const requested: string[] = [];
+  /** The key the list showed in place, for the test that revokes it. */
+  let nightlyKey = "";
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-dashboard-"));
 
   const checked = async (name: string, on: Page = page) => {
@@ -117,9 +119,8 @@ describe("the dashboard's first pages in a browser", function () {
     await form.getByLabel("Email").fill(EMAIL);
     await form.getByRole("button", { name: "Mail me a sign-in link" }).click();
     await fresh.waitForFunction(() => document.body.innerText.includes("Check your mail"));
-    const mail = smtp.received.filter((m) => m.to.includes(EMAIL)).at(-1)!;
-    const text = (await simpleParser(mail.raw)).text ?? "";
-    const link = /https?:\/\/\S+\/dashboard\/verify#token=\S+/.exec(text)![0];
+    const [mail] = await mailsTo(smtp, EMAIL, 1);
+    const link = /https?:\/\/\S+\/dashboard\/verify#token=\S+/.exec(mail!.text ?? "")![0];
     await fresh.goto(`${service.url}${link.slice(link.indexOf("/dashboard"))}`);
     // Opening the link signs nobody in: a mail scanner's visit does nothing.
     expect(await fresh.context().cookies()).to.deep.equal([]);
@@ -171,6 +172,44 @@ describe("the dashboard's first pages in a browser", function () {
     expect(refused.status).to.equal(401);
   });
 
+  it("shows a key just made in the list at once, without reloading the page", async () => {
+    await page.goto(`${service.url}/dashboard/keys?workspace_id=${service.boot.workspaceId}`);
+    // Gone if the page loads again: the list must change in place.
+    await page.evaluate(() => Object.assign(window, { sameLoad: true }));
+    await page.getByLabel("Name").fill("Nightly export");
+    await page.getByLabel("sites:read").check();
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page.waitForFunction(() => document.querySelector("output.value")?.textContent !== "");
+    const value = await page.locator("output.value").innerText();
+    await page.waitForFunction(
+      () => document.querySelector(".keys")?.textContent?.includes("Nightly export"),
+      undefined,
+      { timeout: 5_000 },
+    );
+    expect(await page.evaluate(() => "sameLoad" in window)).to.equal(true);
+    const listed = await page.locator(".keys li", { hasText: "Nightly export" }).innerText();
+    expect(listed).to.contain(`vk_live_••••${value.slice(-4)}`);
+    expect(await page.locator(".keys").innerText()).to.not.contain(value);
+    nightlyKey = value;
+  });
+
+  it("revokes a key from the list drawn again in place", async () => {
+    await page.getByRole("button", { name: "Revoke Nightly export" }).click();
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll(".keys li")).some(
+          (row) =>
+            row.textContent?.includes("Nightly export") && row.textContent.includes("revoked"),
+        ),
+      undefined,
+      { timeout: 5_000 },
+    );
+    const refused = await fetch(`${service.url}/v1/sites`, {
+      headers: { Authorization: `Bearer ${nightlyKey}` },
+    });
+    expect(refused.status).to.equal(401);
+  });
+
   it("invites someone by mail, who joins as a member from the link", async () => {
     await page.goto(`${service.url}/dashboard`);
     await page.getByRole("link", { name: "People" }).click();
@@ -179,9 +218,8 @@ describe("the dashboard's first pages in a browser", function () {
     await page.getByRole("button", { name: "Send the invitation" }).click();
     await page.waitForFunction(() => document.body.innerText.includes("Invitation sent"));
     await checked("members");
-    const mail = smtp.received.filter((m) => m.to.includes("bo@acme.example")).at(-1)!;
-    const text = (await simpleParser(mail.raw)).text ?? "";
-    const link = /https?:\/\/\S+\/dashboard\/accept#token=\S+/.exec(text)![0];
+    const [mail] = await mailsTo(smtp, "bo@acme.example", 1);
+    const link = /https?:\/\/\S+\/dashboard\/accept#token=\S+/.exec(mail!.text ?? "")![0];
     const invited = await browser.newPage();
     invited.on("request", (req) => requested.push(req.url()));
     await invited.goto(`${service.url}${link.slice(link.indexOf("/dashboard"))}`);
@@ -202,6 +240,63 @@ describe("the dashboard's first pages in a browser", function () {
     await invited.close();
   });
 
+  it("shows each problem of a refused save once, beside its field", async () => {
+    const workspaceId = service.boot.workspaceId;
+    await service.store.db.knex("workspaces").where({ id: workspaceId }).update({ plan: "pro" });
+    const principal = operatorPrincipal(workspaceId, "test");
+    const site = (siteId: string, domain: string) =>
+      service.sites.create(principal, {
+        site_id: siteId,
+        business_name: siteId,
+        business_description: "",
+        domain,
+      });
+    await site("held-domain", "held.example");
+    await site("form-check", "form-check.example");
+    await page.goto(`${service.url}/dashboard/sites/form-check?workspace_id=${workspaceId}`);
+    await page.getByLabel("Website domain").fill("held.example");
+    await page.getByLabel("Time zone").fill("Mars/Base");
+    await page.getByLabel("Voice").fill("bogus");
+    await page.getByRole("button", { name: "Save the settings" }).click();
+    await page.locator("#problem-voice li").waitFor();
+    /** The problems shown under the control labelled `label`, which that control names. */
+    const beside = (label: string) =>
+      page.getByLabel(label, { exact: true }).evaluate((control) => {
+        const slot = control.nextElementSibling;
+        const described = control.getAttribute("aria-describedby") === slot?.id;
+        return {
+          described,
+          problems: Array.from(slot?.querySelectorAll("li") ?? [], (li) => li.textContent),
+        };
+      });
+    expect(await beside("Website domain")).to.deep.equal({
+      described: true,
+      problems: ["Domain held.example already belongs to site 'held-domain' of this workspace"],
+    });
+    const timezone = await beside("Time zone");
+    expect(timezone.problems).to.have.length(1);
+    expect(timezone.problems[0]).to.match(/^timezone must be an IANA time-zone name/);
+    const voice = await beside("Voice");
+    expect(voice.problems).to.have.length(1);
+    expect(voice.problems[0]).to.match(/^"bogus" is not a voice of the openai voice provider/);
+    expect(await beside("Business name")).to.deep.equal({ described: true, problems: [] });
+    const shown = await page.locator("main").innerText();
+    for (const problem of [timezone.problems[0]!, voice.problems[0]!]) {
+      expect(shown.split(problem).length - 1, problem).to.equal(1);
+    }
+    const problems = await page.locator(".field-problem li, .answer").allInnerTexts();
+    expect(problems.join("\n")).not.to.match(/\b(timezone|voice|domain)\s+\1\b/i);
+    await checked("site-problems");
+
+    // Fixed, the save goes through and the page is drawn anew, with no problem left.
+    await page.getByLabel("Website domain").fill("form-check.example");
+    await page.getByLabel("Time zone").fill("Europe/Berlin");
+    await page.getByLabel("Voice").fill("verse");
+    await page.getByRole("button", { name: "Save the settings" }).click();
+    await page.waitForURL(/saved=2$/);
+    expect(await page.locator(".field-problem li").count()).to.equal(0);
+  });
+
   it("made no request to another origin", () => {
     const origin = new URL(service.url).origin;
     expect(requested.length).to.be.greaterThan(10);
@@ -216,6 +311,7 @@ describe("the dashboard's first pages in a browser", function () {
       "members.png",
       "setup.png",
       "sign-in.png",
+      "site-problems.png",
       "verify.png",
     ]);
   });

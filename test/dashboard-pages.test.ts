@@ -12,7 +12,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
@@ -31,7 +31,7 @@ describe("the dashboard's pages over HTTP", function () {
     await database?.drop();
   });
 
-  for (const page of ["sign-in", "setup", "verify", "accept"]) {
+  for (const page of ["sign-in", "setup", "verify", "confirm", "accept"]) {
     it(`serves /dashboard/${page} with its security headers`, async () => {
       const res = await request(service.server).get(`/dashboard/${page}`).expect(200);
       expect(res.headers["content-type"]).to.match(/^text\/html/);
@@ -59,16 +59,9 @@ describe("the dashboard's pages over HTTP", function () {
     const noSession = await request(service.server).get("/dashboard/keys?workspace_id=ws_default");
     expect(noSession.status).to.equal(303);
     expect(noSession.headers.location).to.equal("/dashboard/sign-in");
-    const signup = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `k${crypto.randomBytes(3).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-      })
-      .expect(201);
-    const cookie = cookieOf(signup);
+    const { cookie, workspaceId } = await signUp(service);
     const mine = await request(service.server)
-      .get(`/dashboard/keys?workspace_id=${signup.body.data.workspace.id}`)
+      .get(`/dashboard/keys?workspace_id=${workspaceId}`)
       .set("Cookie", cookie);
     expect(mine.status).to.equal(200);
     expect(mine.text).to.contain("Create the key");
@@ -104,15 +97,7 @@ describe("the dashboard's pages over HTTP", function () {
 
   it("escapes what a page shows of its user", async () => {
     const name = `<img src=x onerror=alert(1)>-${crypto.randomBytes(2).toString("hex")}`;
-    const signup = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `x${crypto.randomBytes(3).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-        workspace_name: name,
-      })
-      .expect(201);
-    const cookie = cookieOf(signup);
+    const { cookie } = await signUp(service, name);
     const home = await request(service.server).get("/dashboard").set("Cookie", cookie).expect(200);
     expect(home.text).to.not.contain("<img src=x");
     expect(home.text).to.contain("&lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;");

@@ -1,9 +1,10 @@
 /**
  * A new business owner's first hour in the dashboard, in headless Chromium (Debian's, through
- * playwright-core): sign up, add a site, connect a REST backend (a real HTTP server) and test the
- * connection, copy the embed snippet, make an API key and use it over HTTP, add a webhook and send
- * a test event to a real receiver, change a lead's status (the lead captured through the widget
- * API), and read the usage chart drawn from events written here. Every page passes axe-core with
+ * playwright-core): sign up and confirm the address by the mailed link (a real SMTP server), add a
+ * site, connect a REST backend (a real HTTP server) and test the connection, copy the embed
+ * snippet, make an API key and use it over HTTP, add a webhook and send a test event to a real
+ * receiver, change a lead's status (the lead captured through the widget API), and read the usage
+ * chart drawn from events written here. Every page passes axe-core with
  * no serious or critical violation, no request leaves the service's origin, and each main page is
  * saved as a screenshot (kept in `SCREENSHOTS_DIR` when set: the README shows docs/screenshots).
  */
@@ -23,6 +24,7 @@ import {
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
+import { mailedToken } from "./helpers/mailed-links.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
 import { visit } from "./helpers/dashboard-usage.ts";
 import { startReceiver, type Received, type Receiver } from "./helpers/webhook-receiver.ts";
@@ -85,13 +87,21 @@ describe("the dashboard, from sign-up to usage chart, in a browser", function ()
     fs.rmSync(shots, { recursive: true, force: true });
   });
 
-  it("signs up and lands on the new workspace", async () => {
+  it("signs up, confirms the address by the mailed link and lands on the new workspace", async () => {
     await open("/dashboard");
     const form = page.locator('form[data-api="/v1/auth/signup"]');
     await form.getByLabel("Email").fill(EMAIL);
     await form.getByLabel("Password (at least 10 characters)").fill(PASSWORD);
     await form.getByLabel("Workspace name").fill("Bright Smiles Dental");
     await form.getByRole("button", { name: "Sign up" }).click();
+    await form.getByText("Check your mail").waitFor();
+    // No session until the address is confirmed.
+    expect(await context.cookies()).to.deep.equal([]);
+    const token = await mailedToken(service.mailbox!, EMAIL, "/dashboard/confirm");
+    await open(`/dashboard/confirm#token=${token}`);
+    expect(page.url()).to.equal(`${service.url}/dashboard/confirm`);
+    await checked("confirm");
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
     await page.waitForURL(`${service.url}/dashboard`);
     expect(await page.locator(".workspaces li .name").innerText()).to.equal("Bright Smiles Dental");
     const user = await service.store.accounts.userByEmail(EMAIL);

@@ -5,23 +5,18 @@
  * checked and saved as YAML; and another workspace, no session and a cross-site request refused
  * with nothing changed.
  */
-import crypto from "node:crypto";
 import { expect } from "chai";
 import request from "supertest";
 import { dashboardPrincipal } from "../core/auth/principal.ts";
-import type { SiteRules } from "../core/sites/site-rules.ts";
-import { validateCommand } from "../core/sites/yaml/validate-command.ts";
 import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { decode, formValues, validateLines, validateMessage } from "./helpers/dashboard-forms.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import {
   createTestDatabase,
   databaseTargets,
   type TestDatabase,
 } from "./helpers/test-databases.ts";
 import { startTestService, type TestService } from "./helpers/test-service.ts";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 
 const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
 
@@ -56,16 +51,7 @@ describe("the dashboard's site pages", function () {
       SITEVOICE_SIGNUP: "open",
       SITEVOICE_OUTBOUND_ALLOW: `127.0.0.1:${backend.port}`,
     });
-    const signup = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `s${crypto.randomBytes(3).toString("hex")}@acme.example`,
-        password: "correct horse battery",
-        workspace_name: "Acme agency",
-      })
-      .expect(201);
-    cookie = cookieOf(signup);
-    workspaceId = signup.body.data.workspace.id;
+    ({ cookie, workspaceId } = await signUp(service, "Acme agency"));
   });
   after(async () => {
     await service?.stop();
@@ -192,6 +178,19 @@ describe("the dashboard's site pages", function () {
     expect((await stored()).version).to.equal(version);
   });
 
+  it("refuses an adapter nested too deeply, before composing it, changing nothing", async () => {
+    const version = (await stored()).version;
+    const levels = 100_000;
+    const deep = await act(inWs(`/dashboard/sites/${siteId}/adapter`), {
+      adapter: `type: rest\nconfig: ${"[".repeat(levels)}${"]".repeat(levels)}\n`,
+    });
+    expect(deep.status, deep.text.slice(0, 300)).to.equal(400);
+    expect(decode(deep.text)).to.contain(
+      "adapter nests lists and mappings more than 63 levels deep",
+    );
+    expect((await stored()).version).to.equal(version);
+  });
+
   it("refreshes the crawl and shows its status", async () => {
     const first = await act(inWs(`/dashboard/sites/${siteId}/crawl`));
     expect(first.status, first.text).to.equal(200);
@@ -267,15 +266,9 @@ describe("the dashboard's site pages", function () {
   });
 
   it("keeps another workspace's sites, a missing session and a cross-site request out", async () => {
-    const stranger = await request(service.server)
-      .post("/v1/auth/signup")
-      .send({
-        email: `t${crypto.randomBytes(3).toString("hex")}@else.example`,
-        password: "correct horse battery",
-      })
-      .expect(201);
-    const theirCookie = cookieOf(stranger);
-    const theirWs = stranger.body.data.workspace.id;
+    const stranger = await signUp(service, "Else");
+    const theirCookie = stranger.cookie;
+    const theirWs = stranger.workspaceId;
     const version = (await stored()).version;
     // Their own workspace named, our site asked for: not found, nothing changed.
     const peek = await request(service.server)
@@ -314,58 +307,20 @@ describe("the dashboard's site pages", function () {
     expect(crossSite.status).to.equal(403);
     expect((await stored()).version).to.equal(version);
   });
+  it("saves the settings with optional fields emptied, which take their defaults", async () => {
+    const principal = dashboardPrincipal(workspaceId, "test");
+    const set = { personality: "Be brief.", timezone: "Europe/Berlin", voice: "verse" };
+    await service.sites.patch(principal, siteId, set);
+    const site = await page(inWs(`/dashboard/sites/${siteId}`)).expect(200);
+    const form = formValues(site.text, "settings-title");
+    const saved = await act(inWs(`/dashboard/sites/${siteId}`), {
+      ...form,
+      personality: "",
+      timezone: "",
+      voice: "",
+    });
+    expect(saved.status, saved.text).to.equal(204);
+    const view = await service.sites.get(principal, siteId);
+    expect([view.personality, view.timezone, view.voice]).to.deep.equal(["", "UTC", "alloy"]);
+  });
 });
-
-/** HTML's escapes undone, enough to compare the text a page shows. */
-function decode(html: string): string {
-  return html
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#x27;/g, "'")
-    .replace(/&#x3D;/g, "=")
-    .replace(/&#x60;/g, "`")
-    .replace(/&amp;/g, "&");
-}
-
-/** The named form's fields as the page fills them (inputs, textareas, selected options). */
-function formValues(html: string, sectionId: string): Record<string, string> {
-  const section = html.slice(html.indexOf(`id="${sectionId}"`));
-  const form = section.slice(0, section.indexOf("</form>"));
-  const values: Record<string, string> = {};
-  for (const m of form.matchAll(
-    /<input id="[^"]+" name="([^"]+)" type="text"(?: inputmode="numeric")? value="([^"]*)"/g,
-  )) {
-    values[m[1]!] = decode(m[2]!);
-  }
-  for (const m of form.matchAll(
-    /<textarea id="[^"]+" name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g,
-  )) {
-    values[m[1]!] = decode(m[2]!);
-  }
-  for (const m of form.matchAll(/<select id="[^"]+" name="([^"]+)">([\s\S]*?)<\/select>/g)) {
-    const selected = /<option value="([^"]*)" selected>/.exec(m[2]!);
-    if (selected) values[m[1]!] = decode(selected[1]!);
-  }
-  return values;
-}
-
-/** What `sitevoice validate` prints for a file of `text` named `name`. */
-async function validateLines(rules: SiteRules, text: string, name: string): Promise<string[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sv-validate-"));
-  fs.writeFileSync(path.join(dir, name), text);
-  const lines: string[] = [];
-  await validateCommand([name], { cwd: dir, out: (line) => lines.push(line), rules });
-  fs.rmSync(dir, { recursive: true });
-  return lines.slice(0, -1); // the summary line is validate's, not a problem
-}
-
-/** The message `sitevoice validate` gives a minimal site with one bad line. */
-async function validateMessage(rules: SiteRules, line: string): Promise<string> {
-  const [printed] = await validateLines(
-    rules,
-    `business_name: X\nbusiness_description: ""\ndomain: x.example\n${line}\n`,
-    "x.yaml",
-  );
-  return printed!.split("  ").slice(2).join("  ");
-}

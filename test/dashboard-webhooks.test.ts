@@ -10,7 +10,7 @@ import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { dashboardPrincipal } from "../core/auth/principal.ts";
 import { SHIPPED_EVENT_TYPES } from "../core/webhooks/event-types.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { signUp } from "./helpers/session-cookie.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -39,12 +39,7 @@ describe("the dashboard's webhooks page", function () {
   let workspaceId: string;
 
   /** A new user with a workspace of their own: their cookie and workspace id. */
-  const signup = async () => {
-    const email = `w${crypto.randomBytes(4).toString("hex")}@acme.example`;
-    const body = { email, password: "correct horse battery" };
-    const res = await request(service.server).post("/v1/auth/signup").send(body).expect(201);
-    return { cookie: cookieOf(res), workspaceId: res.body.data.workspace.id as string };
-  };
+  const signup = () => signUp(service);
   /** A request of the dashboard as htmx sends it, with the session cookie. */
   const act = (method: Method, url: string, form = {}, extra = {}, on = service) => {
     const headers = { Cookie: cookie, "Sec-Fetch-Site": "same-origin", "HX-Request": "true" };
@@ -153,6 +148,19 @@ describe("the dashboard's webhooks page", function () {
       expect(res.text, what).to.not.contain("whsec_");
     }
     expect(await endpointsOf()).to.have.length(before);
+  });
+
+  it("lists each problem of a refusal once, in its own words, under their count", async () => {
+    const res = await act("post", hooks(), { url: "not a url" });
+    expect(res.status, res.text).to.equal(400);
+    const text = decode(res.text);
+    const alert = /<p class="error" role="alert"[^>]*>([^<]*)<\/p>/.exec(text)?.[1];
+    expect(alert).to.equal("Nothing was changed: 2 problems.");
+    const items = [...text.matchAll(/<li[^>]*>([^<]*)<\/li>/g)].map((m) => m[1]);
+    expect(items).to.have.length(2);
+    expect(items[0]).to.match(/^url must be an https/);
+    expect(items[1]).to.match(/^events must have at least 1/);
+    for (const item of items) expect(text.split(item!)).to.have.length(2);
   });
 
   it("sends a test event to the real receiver and shows it in the delivery log", async () => {

@@ -445,6 +445,38 @@ describe("HTTP edges: every answer is the envelope", function () {
     });
   });
 
+  describe("the service's root, GET /", () => {
+    /** What Chromium sends as Accept when it opens a page. */
+    const BROWSER =
+      "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
+
+    it("sends a browser (Accept text/html first) to the dashboard with a 302", async () => {
+      const res = await request(service.server).get("/").set("Accept", BROWSER);
+      expect(res.status, res.text).to.equal(302);
+      expect(res.headers.location).to.equal("/dashboard");
+    });
+
+    it("sends HEAD from a browser to the dashboard too", async () => {
+      const res = await request(service.server).head("/").set("Accept", BROWSER);
+      expect([res.status, res.headers.location]).to.deep.equal([302, "/dashboard"]);
+    });
+
+    it("keeps the JSON 404 for curl's Accept */*", async () => {
+      const res = await request(service.server).get("/").set("Accept", "*/*");
+      expectErrorEnvelope(res, 404, "not_found");
+    });
+
+    it("keeps the JSON 404 for Accept application/json", async () => {
+      const res = await request(service.server).get("/").set("Accept", "application/json");
+      expectErrorEnvelope(res, 404, "not_found");
+    });
+
+    it("keeps the JSON 404 without an Accept header", async () => {
+      const res = await request(service.server).get("/").unset("Accept");
+      expectErrorEnvelope(res, 404, "not_found");
+    });
+  });
+
   describe("requests Node's HTTP parser refuses", () => {
     const refuse = clientErrorHandler(pino({ level: "silent" }));
 

@@ -170,7 +170,7 @@ describe("the OAuth endpoints' bad inputs", function () {
       const site = await airtableSite(bare, member.workspaceId);
       const link = await request(bare.server)
         .get(`/v1/sites/${site}/oauth/start?workspace_id=${member.workspaceId}`)
-        .set("Cookie", member.cookie)
+        .set({ Cookie: member.cookie, "Sec-Fetch-Site": "same-origin" })
         .expect(303);
       expect(link.headers.location).to.equal(
         `/dashboard/sites/${site}?workspace_id=${member.workspaceId}&oauth=not_configured#connection`,

@@ -198,7 +198,7 @@ describe("connecting a site's OAuth adapter", function () {
     const siteId = await airtableSite(service, member.workspaceId);
     const start = await request(service.server)
       .get(`/v1/sites/${siteId}/oauth/start?workspace_id=${member.workspaceId}`)
-      .set("Cookie", member.cookie)
+      .set({ Cookie: member.cookie, "Sec-Fetch-Site": "same-origin" })
       .expect(302);
     const answer = await provider.consent(start.headers.location!);
     const elsewhere = await callback(service, answer).expect(403);

@@ -1,6 +1,6 @@
 /**
  * POST /v1/:siteId/query with an API key holding query:test: the search path end to end over
- * HTTP, and each error of SPEC.md's query table that does not need the widget's signature. The
+ * HTTP, and each error of the API reference's query table that does not need the widget's signature. The
  * sites are made once, in the before hook, and no test changes them.
  */
 import { expect } from "chai";

@@ -86,7 +86,7 @@ describe("POST /v1/:siteId/query on a REST backend", function () {
     const elapsed = Date.now() - started;
     expect(res.status).to.equal(504);
     expect(res.body.error.code).to.equal("adapter_timeout");
-    expect(elapsed).to.be.below(10_500); // SPEC.md: the adapter call timeout is 10 s
+    expect(elapsed).to.be.below(10_500); // The API reference: the adapter call timeout is 10 s
     await closed; // the backend saw the connection go, not an answer
   });
 

@@ -1,5 +1,5 @@
 /**
- * The per-key API limit of SPEC.md: 1,000 requests a minute, then 429 with Retry-After; in memory
+ * The per-key API limit of the API reference: 1,000 requests a minute, then 429 with Retry-After; in memory
  * on one instance, and shared through Redis by several.
  */
 import { expect } from "chai";

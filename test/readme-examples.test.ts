@@ -7,6 +7,10 @@
  * call whose answer depends on what the service got to first, such as a crawl). A call announced
  * with a page or a script (`# → 200 html`, `# → 200 javascript`) answers that, not the envelope;
  * one announced as a stream (`# → 200 stream`, ended by `--max-time`) answers Server-Sent Events.
+ * A body the README shows for a call (`# → {"success":true,…}` on the line under it, or after
+ * the status on its own line) must be what the call answered (see helpers/shown-output.ts for
+ * how `…` and the masking of ids and times read). The service gets nothing a fresh `npm start`
+ * does not: no OAuth client, no OPENAI_API_KEY.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -17,46 +21,11 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import { run, serving, stop, type Run } from "./helpers/cli-process.ts";
+import { readmeExamples, type Call } from "./helpers/readme-blocks.ts";
+import { differenceFrom, parseShown } from "./helpers/shown-output.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const PORT = 8787;
-
-/** One shell block of the README that calls the service, with what each call must answer. */
-interface Example {
-  /** The README line the block starts at, for messages. */
-  line: number;
-  script: string;
-  /** Per curl command, in order: the statuses it may answer, or undefined for any 2xx. */
-  expected: (number[] | undefined)[];
-  /** Per curl command: whether it answers a page or a script (`# → 200 html`), not the envelope. */
-  raw: ("html" | "javascript" | "stream" | undefined)[];
-}
-
-/** The README's ```sh blocks that hold a curl command, as written. */
-function readmeExamples(): Example[] {
-  const text = fs.readFileSync(path.join(repo, "README.md"), "utf8");
-  const examples: Example[] = [];
-  for (const match of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
-    const script = match[1] as string;
-    // A command continued over several lines with `\` is one command.
-    const commands = script.replace(/\\\n/g, " ").split("\n");
-    const calls = commands.filter((command) => /^\s*curl\s/.test(command));
-    if (calls.length === 0) continue;
-    examples.push({
-      line: text.slice(0, match.index).split("\n").length,
-      script,
-      expected: calls.map((call) => {
-        const announced = /#\s*→\s*(\d{3}(?:\s+or\s+\d{3})*)\b/.exec(call)?.[1];
-        return announced?.split(/\s+or\s+/).map(Number);
-      }),
-      raw: calls.map(
-        (call) =>
-          /#\s*→\s*\d{3}\s+(html|javascript|stream)\b/.exec(call)?.[1] as Example["raw"][number],
-      ),
-    });
-  }
-  return examples;
-}
 
 /**
  * Wraps `curl` for the block: the call runs as written (plus `-w` for the status), its body is
@@ -90,6 +59,27 @@ function bash(
   });
 }
 
+const readme = () => fs.readFileSync(path.join(repo, "README.md"), "utf8");
+
+/**
+ * Checks one call's status and envelope (failing at once: the rest of the block is moot) and
+ * answers how its body differs from the output the README shows, if it does.
+ */
+function checkCall(call: Call, status: number, body: string, where: string): string | undefined {
+  if (call.raw !== undefined) {
+    expect(call.expected, where).to.include(status);
+    if (call.raw === "stream") expect(body, where).to.match(/^retry: ?2000$/m);
+    return undefined;
+  }
+  const answer = JSON.parse(body) as { success: boolean; meta?: { request_id?: string } };
+  if (call.expected === undefined) expect(status, where).to.be.within(200, 299);
+  else expect(call.expected, where).to.include(status);
+  expect(answer.success, where).to.equal(status >= 200 && status <= 299);
+  expect(answer.meta?.request_id, where).to.match(/^req_/);
+  if (call.shown === undefined) return undefined;
+  return differenceFrom(parseShown(call.shown).shown, answer);
+}
+
 const portFree = () =>
   new Promise<boolean>((resolve) => {
     const server = net.createServer();
@@ -110,10 +100,6 @@ describe("the README's curl examples", function () {
     service = run(["serve"], cwd, {
       PORT: String(PORT),
       SITEVOICE_SITES_DIR: path.join(repo, "sites"),
-      // As the README's OAuth section says: a client for Airtable (the start only makes a URL).
-      SITEVOICE_OAUTH_CLIENTS: JSON.stringify({
-        airtable: { client_id: "readme-example", client_secret: "readme-example-secret" },
-      }),
     });
     await serving(service);
   });
@@ -123,7 +109,7 @@ describe("the README's curl examples", function () {
   });
 
   it("finds at least five examples, calling /v1/sites, /query, /config, /token, /versions, /v1/leads and /v1/webhooks", () => {
-    const examples = readmeExamples();
+    const examples = readmeExamples(readme());
     const all = examples.map((e) => e.script).join("\n");
     expect(examples.length).to.be.at.least(5);
     const paths = [
@@ -142,14 +128,14 @@ describe("the README's curl examples", function () {
   });
 
   // One scenario on purpose: the README's blocks build on each other (a site made in one is
-  // searched in the next), so they run in order, in one test.
+  // searched in the next), so they run in order, in one test. It reads on after a shown output
+  // differs, and reports every difference at once.
 
-  it("runs every example in order: each call answers in the envelope with the status the README says, and a search returns items", async () => {
+  it("runs every example in order: each call answers with the status the README says and the output it shows", async () => {
     const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service!.output())?.[1];
     expect(key, service!.output()).to.be.a("string");
-    const examples = readmeExamples();
-    let searched = false;
-    for (const example of examples) {
+    const differences: string[] = [];
+    for (const example of readmeExamples(readme())) {
       const record = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-readme-calls-"));
       try {
         fs.writeFileSync(path.join(record, "statuses"), "");
@@ -161,39 +147,23 @@ describe("the README's curl examples", function () {
           .trim()
           .split("\n")
           .map(Number);
-        expect(statuses, where).to.have.length(example.expected.length);
-        statuses.forEach((status, i) => {
-          if (example.raw[i] !== undefined) {
-            expect(example.expected[i], `call ${i + 1} of ${where}`).to.include(status);
-            if (example.raw[i] === "stream") {
-              const stream = fs.readFileSync(path.join(record, `body-${i}`), "utf8");
-              expect(stream, `call ${i + 1} of ${where}`).to.match(/^retry: ?2000$/m);
-            }
-            return;
-          }
-          const body = JSON.parse(fs.readFileSync(path.join(record, `body-${i}`), "utf8")) as {
-            success: boolean;
-            data?: { items?: unknown[] };
-            meta?: { request_id?: string };
-          };
-          const expected = example.expected[i];
-          const call = `call ${i + 1} of ${where}`;
-          if (expected === undefined) {
-            expect(status, call).to.be.within(200, 299);
-            expect(body.success, call).to.equal(true);
-          } else {
-            expect(expected, call).to.include(status);
-            expect(body.success, call).to.equal(status >= 200 && status <= 299);
-          }
-          expect(body.meta?.request_id, call).to.match(/^req_/);
-          if ((body.data?.items?.length ?? 0) > 0) searched = true;
+        expect(statuses, where).to.have.length(example.calls.length);
+        example.calls.forEach((call, i) => {
+          const body = fs.readFileSync(path.join(record, `body-${i}`), "utf8");
+          const difference = checkCall(
+            call,
+            statuses[i] as number,
+            body,
+            `call ${i + 1} of ${where}`,
+          );
+          if (difference !== undefined)
+            differences.push(`README line ${example.line}, call ${i + 1}: ${difference}`);
         });
       } finally {
         fs.rmSync(record, { recursive: true, force: true });
       }
     }
-    // At least one example searched an example site and got its data.
-    expect(searched, "a search that returned items").to.equal(true);
+    expect(differences, "shown outputs the service did not answer").to.deep.equal([]);
   });
   it("shows the widget on the quick start's demo page, and a press reaches the token endpoint", async function () {
     requireChromium(this);

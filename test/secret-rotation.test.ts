@@ -25,11 +25,15 @@ const adapter = (value: string) => ({
   collections: {},
 });
 
+/** The browser of the session made before the rotation. */
+const VISITOR = { ip: "203.0.113.9", userAgent: "test" };
+
 /**
  * What a rotation starts from and what it did: on a fresh database, a service on the old key
  * made a site with two versions (two tokens), a lead event with a sealed token, a session and
  * two webhook endpoints (one with its secret rotated, so a previous secret too), an export of the
- * session's visitor (its fingerprint and document kept sealed), and in another
+ * session's visitor (its fingerprint and document kept sealed; the session made the workspace's
+ * visitor-ID key, sealed too), and in another
  * workspace deleted a site whose name only looks sealed (its `site.deleted` holds that name in
  * clear); the service stopped, and `rotateSecrets` re-sealed everything under the new key.
  */
@@ -100,7 +104,7 @@ async function rotated(context: Mocha.Context, target: DatabaseTarget): Promise<
     await service.sites.delete(other, "looks-sealed");
     const { session, signingSecret } = await service.sessions.create(
       { site_id: site.site_id, workspace_id: ws },
-      { ip: "203.0.113.9", userAgent: "test" },
+      VISITOR,
     );
     const webhooks = [];
     for (const rotate of [false, true]) {
@@ -189,7 +193,7 @@ for (const target of databaseTargets) {
         await r?.database.drop();
       });
 
-      it("re-sealed one site, its two versions, one open session, one event, two webhook endpoints, and an export's fingerprint and document", () => {
+      it("re-sealed one site, its two versions, one open session, one event, two webhook endpoints, an export's fingerprint and document, and a workspace's visitor-ID key", () => {
         expect(r!.done).to.deep.equal({
           sites: 1,
           versions: 2,
@@ -198,7 +202,16 @@ for (const target of databaseTargets) {
           webhookEndpoints: 2,
           userData: 2,
           oauthConnections: 0,
+          workspaceSecrets: 1,
         });
+      });
+
+      it("re-sealed the workspace's visitor-ID key under the new key alone, not in clear", async () => {
+        const rows = (await store.db.knex("workspace_secrets")) as Record<string, string>[];
+        expect(rows.map((row) => row.workspace_id)).to.deep.equal([r!.workspaceId]);
+        const sealed = rows[0]!.visitor_id_key!;
+        expect(sealed.startsWith(`enc:v1:${keyId(r!.newKey)}:`), sealed).to.equal(true);
+        expect(open(keyRing(r!.newKey), sealed)).to.match(/^[A-Za-z0-9_-]{43}$/);
       });
 
       it("re-sealed each webhook endpoint's secret and previous secret under the new key alone", async () => {
@@ -302,6 +315,11 @@ for (const target of databaseTargets) {
         expect(JSON.parse(document.text).user_fingerprint).to.equal(on.rotated!.fingerprint);
         const row = (await on.service!.store.userData.get(on.rotated!.exportId))!;
         expect(row.subject).to.include(`enc:v1:${keyId(on.rotated!.newKey)}:`);
+      });
+
+      it("gives the visitor the ID they had before the rotation", async () => {
+        const id = await on.service!.sessions.fingerprint(on.rotated!.workspaceId, VISITOR);
+        expect(id).to.equal(on.rotated!.fingerprint);
       });
 
       it("recomputed the hashes under the new key: the same content is still no change", async () => {

@@ -167,7 +167,7 @@ describe("secrets given as ${env:…}, at rest and in logs", function () {
     it("re-sealed both sites and their versions", () => {
       expect(rotated.code, rotated.output).to.equal(0);
       expect(rotated.output).to.match(
-        /^re-sealed 2 sites, 2 versions, 0 open sessions, 0 events, 0 webhook endpoints, 0 user-data values and 0 OAuth connections under key /m,
+        /^re-sealed 2 sites, 2 versions, 0 open sessions, 0 events, 0 webhook endpoints, 0 user-data values, 0 OAuth connections and 0 workspace visitor-ID keys under key /m,
       );
     });
 

@@ -1,8 +1,8 @@
 /**
  * No secret or token is stored in clear, on each database: after a whole widget walk (a site with a
  * REST adapter's bearer token and a database password, an API key, a session's signing secret and
- * provider token, signed queries, events, a lead with its update token used once, a transcript,
- * the end of the session), every row of every table is dumped and searched for each of them.
+ * provider token, the workspace's visitor-ID key, signed queries, events, a lead with its update
+ * token used once, a transcript, the end of the session), every row of every table is dumped and searched for each of them.
  * The walk and the dump run once, in the before hook; each secret is then a test of its own.
  */
 import crypto from "node:crypto";
@@ -11,6 +11,7 @@ import knexFactory, { type Knex } from "knex";
 import request from "supertest";
 import type { BusEvent } from "../core/events/event-bus.ts";
 import { CONFORMANCE_FIELDS } from "../core/host/testing/index.ts";
+import { open } from "../core/security/secret-box.ts";
 import { startDrfServer, type DrfServer } from "./helpers/drf-server.ts";
 import { startOpenAiStandin, type OpenAiStandin } from "./helpers/openai-standin.ts";
 import {
@@ -74,6 +75,7 @@ const SECRET_NAMES = [
   "signing secret",
   "ephemeral provider token",
   "lead update token",
+  "workspace visitor-ID key",
 ] as const;
 
 for (const target of databaseTargets) {
@@ -171,6 +173,10 @@ for (const target of databaseTargets) {
       ).body.data;
       secrets["signing secret"] = session.signing_secret;
       secrets["ephemeral provider token"] = session.ephemeral_token.value;
+      // Made for the token's session: its opened text is what a row in clear would hold.
+      const visitorIdKey = await service.store.workspaceSecrets.visitorIdKey(workspace);
+      expect(visitorIdKey, "the workspace's visitor-ID key").to.be.a("string");
+      secrets["workspace visitor-ID key"] = open(service.ring, visitorIdKey!);
       const signed = async (path: string, payload: unknown, status: number) => {
         const res = await signedPost(
           service,
@@ -230,7 +236,7 @@ for (const target of databaseTargets) {
       expect(dump).to.include(sessionId);
     });
 
-    it("the walk collected each of the nine secrets", () => {
+    it("the walk collected each of the ten secrets", () => {
       expect(Object.keys(secrets)).to.have.members([...SECRET_NAMES]);
     });
 

@@ -1,5 +1,5 @@
 /**
- * SPEC.md: a change to a site is effective on every instance within 5 seconds. Two real instances
+ * The API reference: a change to a site is effective on every instance within 5 seconds. Two real instances
  * share one PostgreSQL database and hear of changes through Redis, or through PostgreSQL
  * LISTEN/NOTIFY alone; each keeps site rows in memory, and must drop them in time, also after its
  * subscription was cut. The channels are then checked on their own.
@@ -26,7 +26,7 @@ import { startTestService, type TestService } from "./helpers/test-service.ts";
 
 const postgres = databaseTargets.find((t) => t.client === "postgres")!;
 
-/** SPEC.md's bound on how long an instance may serve a site as it was before a change. */
+/** The API reference's bound on how long an instance may serve a site as it was before a change. */
 const SPEC_DEADLINE_MS = 5_000;
 const POLL_MS = 50;
 

@@ -115,6 +115,30 @@ for (const mode of modes) {
       expect(site.adapter.config.auth.value).to.equal(`••••${TOKEN.slice(-4)}`);
     });
 
+    it("names every domain another site holds, each at its own line, and applies nothing", async () => {
+      await request(service.server)
+        .post("/v1/sites")
+        .set(auth)
+        .send({
+          site_id: "holder",
+          business_name: "Holder",
+          business_description: "",
+          domain: "luigistrattoria.example",
+          additional_domains: ["www.luigistrattoria.example"],
+        })
+        .expect(201);
+      expect(await syncCommand([], options())).to.equal(1);
+      const holds = (domain: string) =>
+        `Domain ${domain} already belongs to site 'holder' of this workspace`;
+      expect(lines.filter((line) => line.startsWith("sites/luigis-trattoria.yaml:"))).to.deep.equal(
+        [
+          `sites/luigis-trattoria.yaml:13:1  domain  ${holds("luigistrattoria.example")}`,
+          `sites/luigis-trattoria.yaml:16:22  additional_domains.0  ${holds("www.luigistrattoria.example")}`,
+        ],
+      );
+      expect((await target.list()).map((site) => site.site_id)).to.deep.equal(["holder"]);
+    });
+
     describe("after a sync of the files", () => {
       beforeEach(async () => {
         succeeded(await syncCommand([], options()), lines);

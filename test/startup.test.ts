@@ -22,7 +22,7 @@ describe("npm start on the embedded default", function () {
     let key: string | undefined;
     let firstOutput: string;
     let files: { database: boolean; masterKey: boolean };
-    let health: { data: { database: unknown } };
+    let health: { data: { database: unknown; plugins: Record<string, unknown>[] } };
     let createdStatus: number;
     let secondOutput: string;
     let listedDomains: string[];
@@ -81,6 +81,12 @@ describe("npm start on the embedded default", function () {
       expect(createdStatus).to.equal(201);
     });
 
+    it("lists auth-local in /v1/health as active, for the dashboard's sign-in", () => {
+      const auth = health.data.plugins.find((plugin) => plugin.name === "auth-local");
+      expect(auth).to.deep.include({ kind: "auth", status: "active" });
+      expect(auth?.note).to.match(/sign-in/);
+    });
+
     it("prints no key on the second start", () => {
       expect(secondOutput).not.to.match(/vk_test_/);
     });
@@ -92,6 +98,56 @@ describe("npm start on the embedded default", function () {
     it("stops with exit code 0 both times", () => {
       expect(stopCodes[0]).to.equal(0);
       expect(stopCodes[1]).to.equal(0);
+    });
+  });
+
+  describe("the voice provider's key at start", () => {
+    const outputs: Record<string, string> = {};
+    /** The JSON log lines at warn of an output. */
+    const warnings = (output: string) =>
+      output
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level === 40);
+
+    before(async () => {
+      for (const [name, key] of [
+        ["without", ""],
+        ["with", "sk-not-checked-at-start"],
+      ]) {
+        const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-voice-"));
+        const started = run(["serve"], cwd, {
+          PORT: String(await freePort()),
+          OPENAI_API_KEY: key!,
+        });
+        try {
+          await serving(started);
+          outputs[name!] = started.output();
+        } finally {
+          await stop(started);
+          fs.rmSync(cwd, { recursive: true, force: true });
+        }
+      }
+    });
+
+    it("without OPENAI_API_KEY, logs a warning that voice calls are not available", () => {
+      const voice = warnings(outputs.without!).filter((line) => /voice calls/i.test(line.msg));
+      expect(voice.map((line) => line.msg)).to.deep.equal([
+        "Voice calls are not available: no OpenAI API key is configured (set OPENAI_API_KEY)",
+      ]);
+    });
+
+    it("without OPENAI_API_KEY, prints the notice beside the dashboard's address", () => {
+      expect(outputs.without).to.match(
+        /^Voice calls are not available: no OpenAI API key is configured \(set OPENAI_API_KEY\)/m,
+      );
+    });
+
+    it("with OPENAI_API_KEY, neither logs nor prints it", () => {
+      const voice = warnings(outputs.with!).filter((line) => /voice calls/i.test(line.msg));
+      expect(voice).to.deep.equal([]);
+      expect(outputs.with).not.to.match(/voice calls are not available/i);
     });
   });
 

@@ -85,6 +85,8 @@ for (const target of databaseTargets) {
           "018-dashboard-sessions",
           "019-oauth",
           "020-usage-stream-heads",
+          "021-address-proof",
+          "022-workspace-secrets",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

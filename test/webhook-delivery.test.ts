@@ -2,7 +2,7 @@
  * Webhook delivery end to end on the real service: an event recorded by the widget path (a lead,
  * a session's end) reaches a real HTTP receiver, which verifies every request with independent
  * libraries (Standard Webhooks' `standardwebhooks` and @octokit/webhooks-methods' `verify`); the
- * body has SPEC.md's shape; the delivery log, the test event and redelivery over the API.
+ * body has the API reference's shape; the delivery log, the test event and redelivery over the API.
  */
 import { verify } from "@octokit/webhooks-methods";
 import { expect } from "chai";
@@ -62,7 +62,7 @@ describe("webhook delivery to a real receiver", function () {
     await database?.drop();
   });
 
-  it("delivers a lead captured by the widget, signed, with the lead in SPEC.md's shape", async () => {
+  it("delivers a lead captured by the widget, signed, with the lead in the API reference's shape", async () => {
     const res = await signedPost(service, site, "/leads", {
       name: "Ana Silva",
       email: "ana@example.com",
@@ -107,7 +107,7 @@ describe("webhook delivery to a real receiver", function () {
     const payload = await verified(endpoint.secret, receiver.received[before]!);
     expect(payload.type).to.equal("conversation.ended");
     expect(payload.site_id).to.equal(site.siteId);
-    // SPEC.md's example fields of the session-ended event; no call of the session was
+    // The API reference's example fields of the session-ended event; no call of the session was
     // controlled, so its cost is unknown and the event goes without it.
     expect(payload.data).to.include({
       session_id: site.session_id,

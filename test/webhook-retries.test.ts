@@ -1,6 +1,6 @@
 /**
  * When deliveries are tried again, on a clock moved by hand over a real store and a real HTTP
- * receiver: the retry delays are SPEC.md's (1 min, 5 min, 30 min, 2 h, 6 h, 12 h, each lengthened
+ * receiver: the retry delays are the API reference's (1 min, 5 min, 30 min, 2 h, 6 h, 12 h, each lengthened
  * by at most a tenth), the delivery is abandoned once the next would fall past 24 hours, and a
  * redirect, a 5xx, a refused connection and a receiver silent for 10 s are all failures. A 503
  * with Retry-After holds the endpoint's other deliveries back that long.

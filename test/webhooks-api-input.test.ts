@@ -149,6 +149,7 @@ for (const target of databaseTargets) {
         expect(error.details.errors).to.deep.include({
           field: "events",
           message: "events must have at most 20 items",
+          code: "invalid_request",
         });
       });
 

@@ -1,5 +1,5 @@
 /**
- * The widget endpoints' rate limits (SPEC.md "Limits"): queries 300 per minute per site with a
+ * The widget endpoints' rate limits (the API reference, "Limits"): queries 300 per minute per site with a
  * burst of 30 per second, events 600 per minute per site, and two instances on one Redis
  * admitting no more than one instance would. Signatures by Web Crypto, as the widget makes them.
  */

@@ -45,7 +45,11 @@ describe("the visitor ID in the widget's privacy notice", function () {
   /** What the service computes for this browser: the address it comes from, the agent it sends. */
   async function fingerprintOf(page: Page, ip: string): Promise<string> {
     const userAgent = await page.evaluate(() => navigator.userAgent);
-    const fingerprint = harness.service.sessions.fingerprint({ ip, userAgent });
+    const site = await harness.service.store.sites.get(harness.siteId);
+    const fingerprint = await harness.service.sessions.fingerprint(site!.workspace_id, {
+      ip,
+      userAgent,
+    });
     expect(fingerprint).to.match(/^[0-9a-f]{64}$/);
     return fingerprint;
   }

@@ -1,9 +1,10 @@
 /**
- * `GET /v1/:siteId/visitor`, the visitor's own fingerprint for the widget's privacy notice: the
- * service's salted hash of the request's IP and User-Agent (what a visitor quotes in a data
- * request, so it must be exactly the one their sessions are stored under), never cached, behind
- * the site's Origin like config, 30 a minute per IP. The token's `user_fingerprint` is the same
- * value for the same browser.
+ * `GET /v1/:siteId/visitor`, the visitor's own fingerprint for the widget's privacy notice: a
+ * hash of the request's IP and User-Agent keyed by the site's workspace (what a visitor quotes in
+ * a data request, so it must be exactly the one their sessions are stored under), never cached,
+ * behind the site's Origin like config, 30 a minute per IP. The token's `user_fingerprint` is the
+ * same value for the same browser. (visitor-ids.test.ts checks the per-workspace rule on every
+ * database.)
  *
  * Each test's visitor has an address of its own (`X-Forwarded-For` from a trusted loopback
  * proxy), so the per-IP limit is counted per test.
@@ -11,6 +12,7 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import request, { type Response } from "supertest";
+import { operatorPrincipal } from "../core/auth/principal.ts";
 import { startOpenAiStandin, type OpenAiStandin } from "./helpers/openai-standin.ts";
 import {
   createTestDatabase,
@@ -43,6 +45,10 @@ describe("the visitor endpoint", function () {
   /** This test's visitor's address, and another of its own. */
   let ip: string;
   let otherIp: string;
+
+  /** What the service computes for a browser on the site. */
+  const fingerprintOf = (visitor: { ip: string; userAgent: string }) =>
+    service.sessions.fingerprint(site.workspaceId, visitor);
 
   /** GET visitor as a browser on `origin` with `userAgent` from `from` sends it. */
   const visitor = (
@@ -89,29 +95,45 @@ describe("the visitor endpoint", function () {
     expect(Object.keys(res.body.data)).to.deep.equal(["user_fingerprint"]);
     const fingerprint = res.body.data.user_fingerprint as string;
     expect(fingerprint).to.match(/^[0-9a-f]{64}$/);
-    expect(fingerprint).to.equal(service.sessions.fingerprint({ ip, userAgent: FIREFOX }));
+    expect(fingerprint).to.equal(await fingerprintOf({ ip, userAgent: FIREFOX }));
     expect(res.headers["cache-control"]).to.equal("no-store");
     expect(res.headers["access-control-allow-origin"]).to.equal(site.origin);
     expect(res.headers.vary).to.match(/\bOrigin\b/);
   });
 
-  it("is stable across calls and sites, and another browser or address is another visitor", async () => {
+  it("is stable across calls and the workspace's sites, and another browser or address is another visitor", async () => {
     const first = (await visitor().expect(200)).body.data.user_fingerprint;
     const again = (await visitor().expect(200)).body.data.user_fingerprint;
     expect(again).to.equal(first);
     const safari = (await visitor({ userAgent: SAFARI }).expect(200)).body.data.user_fingerprint;
     expect(safari).to.not.equal(first);
-    expect(safari).to.equal(service.sessions.fingerprint({ ip, userAgent: SAFARI }));
+    expect(safari).to.equal(await fingerprintOf({ ip, userAgent: SAFARI }));
     const moved = (await visitor({ from: otherIp }).expect(200)).body.data.user_fingerprint;
     expect(moved).to.not.equal(first);
-    expect(moved).to.equal(service.sessions.fingerprint({ ip: otherIp, userAgent: FIREFOX }));
-    // The fingerprint names a browser, not a site: a data request names the site beside it.
+    expect(moved).to.equal(await fingerprintOf({ ip: otherIp, userAgent: FIREFOX }));
+    // The fingerprint names a browser in a workspace, not a site: a data request names the site
+    // beside it.
+    const sibling = `visitor-${crypto.randomBytes(4).toString("hex")}`;
+    await service.sites.create(operatorPrincipal(site.workspaceId, "test"), {
+      site_id: sibling,
+      business_name: sibling,
+      business_description: "",
+      domain: `${sibling}.example`,
+    });
+    const there = await visitor({ siteId: sibling, origin: `https://${sibling}.example` });
+    expect(there.status).to.equal(200);
+    expect(there.body.data.user_fingerprint).to.equal(first);
+  });
+
+  it("is another ID on a site of another workspace, for the same browser", async () => {
+    const first = (await visitor().expect(200)).body.data.user_fingerprint;
     const other = await inlineSiteWithSession(service, {
       prefix: "visitor",
       domain: `visitor-${crypto.randomBytes(4).toString("hex")}.example`,
     });
     const there = await visitor({ siteId: other.siteId, origin: other.origin }).expect(200);
-    expect(there.body.data.user_fingerprint).to.equal(first);
+    expect(there.body.data.user_fingerprint).to.match(/^[0-9a-f]{64}$/);
+    expect(there.body.data.user_fingerprint).to.not.equal(first);
   });
 
   it("is the fingerprint the token answers and stores its session under, for the same browser", async () => {

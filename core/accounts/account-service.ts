@@ -1,10 +1,12 @@
 /**
- * Dashboard accounts: sign-up (a user and the workspace they own), sign-in by password or by a
- * magic link, sessions and sign-out. Passwords go through the auth plugin's hasher (auth-local:
- * Argon2id). A wrong email and a wrong password are the same 401, and take as long: an unknown
- * email is checked against a dummy hash. Magic-link tokens are stored as their SHA-256 only,
+ * Dashboard accounts: sign-up (a user and the workspace they own, once the mailed link proves
+ * the address: sign-up.ts), sign-in by password or by a magic link, sessions and sign-out. An
+ * account whose address is not proved signs in by no means. Passwords go through the auth
+ * plugin's hasher (auth-local: Argon2id). A wrong email and a wrong password are the same 401,
+ * and take as long: an unknown email is checked against a dummy hash. Magic-link tokens are stored as their SHA-256 only,
  * single use, valid 15 minutes, and mailed; a request for an unknown email mails nothing and
- * answers the same.
+ * answers the same. Mails go out after the answer (AfterAnswer), so a slow relay neither delays
+ * it nor tells which addresses have an account.
  */
 import crypto from "node:crypto";
 import type { Logger } from "pino";
@@ -14,19 +16,18 @@ import type { Mailer } from "../mail/mailer.ts";
 import type { KeyRing } from "../security/secret-box.ts";
 import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
+import { AfterAnswer } from "../util/after-answer.ts";
 import type { MembershipRow, Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
+import { isProved } from "./address-claim.ts";
+import { newLinkToken } from "./link-token.ts";
 import { SESSION_TTL_MS, SessionTokens } from "./session-tokens.ts";
-import {
-  acceptInvitation,
-  invite,
-  newLinkToken,
-  setupOwner,
-  type PeopleParts,
-} from "./workspace-people.ts";
+import { confirmSignUp, signUp } from "./sign-up.ts";
+import { acceptInvitation, invite, setupOwner, type PeopleParts } from "./workspace-people.ts";
 
 export const MAGIC_LINK_TTL_MS = 15 * 60_000;
 export { INVITATION_TTL_MS, issueSetupLink, SETUP_LINK_TTL_MS } from "./workspace-people.ts";
+export { SIGNUP_CONFIRMATION_TTL_MS } from "./sign-up.ts";
 export interface AccountParts {
   store: Store;
   ring: KeyRing;
@@ -54,78 +55,66 @@ export class AccountService {
   private readonly tokens: SessionTokens;
   private dummyHash: Promise<string> | undefined;
   private readonly people: PeopleParts;
+  private readonly afterAnswer: AfterAnswer;
 
   constructor(private readonly parts: AccountParts) {
     this.now = parts.now ?? Date.now;
     this.tokens = new SessionTokens(parts.ring);
+    this.afterAnswer = new AfterAnswer(parts.logger);
     this.people = {
       ...parts,
       hasher: () => this.hasher(),
       now: () => this.now(),
+      mailLater: (mail, failed, context) =>
+        this.afterAnswer.run(failed, context, () => parts.mailer.send(mail)),
     };
   }
 
-  /** POST /v1/auth/signup: 403 unless sign-up is open; 409 for an email already taken. */
+  /** Resolves once the mails started so far are sent or failed: a stop waits for it. */
+  settled(): Promise<void> {
+    return this.afterAnswer.settled();
+  }
+
+  /**
+   * POST /v1/auth/signup (sign-up.ts): 403 unless sign-up is open; then an account that counts
+   * once the mailed link proves its address, and no session before.
+   */
   async signup(body: { email: string; password: string; workspace_name?: string }) {
     if (this.parts.signup !== "open") {
       throw errors.forbidden("Sign-up is by invitation on this service", { reason: "invite_only" });
     }
-    const email = body.email.toLowerCase();
-    if ((await this.parts.store.accounts.userByEmail(email)) !== undefined) {
-      throw errors.conflict("An account with this email exists; sign in instead", {
-        field: "email",
-      });
-    }
-    const at = this.now();
-    const user: UserRow = {
-      id: newId("usr"),
-      email,
-      password_hash: await this.hasher().hash(body.password),
-      created_at: at,
-    };
-    const workspaceId = newId("ws");
-    const name = body.workspace_name ?? email.slice(email.indexOf("@") + 1);
-    try {
-      await this.parts.store.transaction(async (tx) => {
-        await tx.accounts.insertUser(user);
-        await tx.workspaces.insert({
-          id: workspaceId,
-          name,
-          plan: "free",
-          created_at: at,
-          contact_email: email,
-        });
-        await tx.accounts.addMember(workspaceId, user.id, "owner", at);
-      });
-    } catch (error) {
-      // Two sign-ups of one email racing: the unique email lets one win.
-      if ((await this.parts.store.accounts.userByEmail(email)) !== undefined) {
-        throw errors.conflict("An account with this email exists; sign in instead", {
-          field: "email",
-        });
-      }
-      throw error;
-    }
-    const signedIn = await this.startSession(user);
-    return { ...signedIn, workspace: { id: workspaceId, name, role: "owner" } };
+    const user = await signUp(this.people, body);
+    return { user: userView(user), verification: "sent" as const };
   }
 
-  /** POST /v1/auth/signin: the same 401 for an unknown email and a wrong password. */
+  /**
+   * POST /v1/auth/signin: the same 401 for an unknown email, a wrong password and an account
+   * whose address is not proved yet.
+   */
   async signin(body: { email: string; password: string }): Promise<SignedIn> {
     const user = await this.parts.store.accounts.userByEmail(body.email);
     const hasher = this.hasher();
     const stored = user?.password_hash ?? (await this.dummy());
     const matches = await hasher.verify(stored, body.password);
-    if (user === undefined || user.password_hash === null || !matches) {
+    if (user === undefined || !isProved(user) || user.password_hash === null || !matches) {
       throw errors.unauthorized("Wrong email or password");
     }
     return this.startSession(user);
   }
 
-  /** POST /v1/auth/magic-link: mails a single-use link to an account's email; nothing otherwise. */
-  async magicLink(email: string): Promise<void> {
+  /**
+   * POST /v1/auth/magic-link: mails a single-use link to an account's email, once its address is
+   * proved; nothing otherwise.
+   * Everything that depends on the address (finding it, the token, the mail) runs after the
+   * answer, which is therefore the same, as soon, for every address.
+   */
+  magicLink(email: string): void {
+    this.afterAnswer.run("magic link not mailed", {}, () => this.mailMagicLink(email));
+  }
+
+  private async mailMagicLink(email: string): Promise<void> {
     const user = await this.parts.store.accounts.userByEmail(email);
-    if (user === undefined) return;
+    if (user === undefined || !isProved(user)) return;
     const { token, hash } = newLinkToken("ml");
     const at = this.now();
     await this.parts.store.accounts.insertToken({
@@ -142,25 +131,28 @@ export class AccountService {
     // A fragment, so the token reaches neither a server log nor a mail scanner's GET: the page
     // posts it to /v1/auth/verify.
     const link = `${this.parts.publicBaseUrl}/dashboard/verify#token=${token}`;
-    try {
-      await this.parts.mailer.send({
-        to: user.email,
-        subject: "Your Sitevoice sign-in link",
-        text: [
-          "Open this link within 15 minutes to sign in to Sitevoice. It works once.",
-          "",
-          link,
-          "",
-          "If you did not ask for it, ignore this mail.",
-        ].join("\n"),
-      });
-    } catch (error) {
-      this.parts.logger.error({ err: error, user_id: user.id }, "magic link not mailed");
-    }
+    const sent = this.parts.mailer.send({
+      to: user.email,
+      subject: "Your Sitevoice sign-in link",
+      text: [
+        "Open this link within 15 minutes to sign in to Sitevoice. It works once.",
+        "",
+        link,
+        "",
+        "If you did not ask for it, ignore this mail.",
+      ].join("\n"),
+    });
+    await sent.catch((error: unknown) =>
+      this.parts.logger.error({ err: error, user_id: user.id }, "magic link not mailed"),
+    );
   }
 
-  /** POST /v1/auth/verify: a magic link's token, once, within 15 minutes; else 401 invalid_token. */
+  /**
+   * POST /v1/auth/verify: a mailed link's token, once: a sign-up's (`su_`, sign-up.ts) within 24
+   * hours, a magic link's within 15 minutes; else 401 invalid_token.
+   */
   async verify(token: string): Promise<SignedIn> {
+    if (token.startsWith("su_")) return this.startSession(await confirmSignUp(this.people, token));
     const used = await this.parts.store.accounts.useToken(
       hashToken(token),
       "magic_link",
@@ -168,7 +160,7 @@ export class AccountService {
     );
     const user =
       used?.user_id == null ? undefined : await this.parts.store.accounts.user(used.user_id);
-    if (user === undefined) throw errors.invalidToken();
+    if (user === undefined || !isProved(user)) throw errors.invalidToken();
     return this.startSession(user);
   }
 
@@ -217,7 +209,7 @@ export class AccountService {
       return undefined;
     }
     const user = await this.parts.store.accounts.user(session.user_id);
-    if (user === undefined) return undefined;
+    if (user === undefined || !isProved(user)) return undefined;
     return {
       sessionId: session.id,
       user: userView(user),

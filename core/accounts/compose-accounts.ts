@@ -14,21 +14,32 @@ import { AccountService } from "./account-service.ts";
 
 export function composeAccounts(
   parts: { store: Store; ring: KeyRing; sites: SiteService; mailer: Mailer; plugins: PluginHost },
-  context: { settings: Readonly<Settings>; logger: Logger },
+  context: {
+    settings: Readonly<Settings>;
+    logger: Logger;
+    closers: (() => Promise<void> | void)[];
+  },
 ): { userData: UserDataService; accounts: AccountService } {
   const { store, ring, sites, mailer, plugins } = parts;
-  const { logger, settings } = context;
+  const { logger, settings, closers } = context;
   const publicBaseUrl = settings.publicBaseUrl;
+  const accounts = new AccountService({
+    store,
+    ring,
+    passwords: plugins.useGlobal(
+      "auth",
+      (auth) => auth.passwords !== undefined,
+      "the dashboard's sign-up and sign-in (passwords)",
+    )?.passwords,
+    mailer,
+    logger,
+    publicBaseUrl,
+    signup: settings.signup,
+  });
+  // The mails answered requests left to send: before the mailer and the store close.
+  closers.push(() => accounts.settled());
   return {
     userData: new UserDataService({ store, ring, sites, mailer, logger, publicBaseUrl }),
-    accounts: new AccountService({
-      store,
-      ring,
-      passwords: plugins.globals("auth").find((auth) => auth.passwords)?.passwords,
-      mailer,
-      logger,
-      publicBaseUrl,
-      signup: settings.signup,
-    }),
+    accounts,
   };
 }

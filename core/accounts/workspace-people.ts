@@ -4,34 +4,28 @@
  * SHA-256 only and used in the transaction that makes its member, so a failure later leaves it
  * usable. AccountService signs the person in afterwards.
  */
-import crypto from "node:crypto";
-import type { Logger } from "pino";
 import { errors } from "../errors.ts";
 import type { PasswordHasher } from "../host/plugin.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import type { Mail } from "../mail/mailer.ts";
 import { hashToken } from "../security/token-hash.ts";
-import { newId } from "../store/ids.ts";
 import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
+import { claimAccount, insertProvedUser, isProved } from "./address-claim.ts";
+import { invitationMail } from "./invitation-mail.ts";
+import { newLinkToken } from "./link-token.ts";
 
 export interface PeopleParts {
   store: Store;
-  mailer: Mailer;
-  logger: Logger;
   publicBaseUrl: string;
   /** The auth plugin's hasher; 503 without one. */
   hasher(): PasswordHasher;
   now(): number;
+  /** Sends `mail` after the answer; a failure is logged as `failed` with `context`, never thrown. */
+  mailLater(mail: Mail, failed: string, context: Record<string, unknown>): void;
 }
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
-
-/** A new single-use token and the hash the store keeps of it. */
-export function newLinkToken(prefix: "ml" | "st" | "inv"): { token: string; hash: string } {
-  const token = `${prefix}_${crypto.randomBytes(32).toString("base64url")}`;
-  return { token, hash: hashToken(token) };
-}
 
 /**
  * The first owner's setup link, made at the first start for the default workspace: whoever
@@ -59,8 +53,9 @@ export async function issueSetupLink(
 }
 
 /**
- * POST /v1/auth/setup: the first owner's setup link makes `email` (a new account with this
- * password, or an existing one whose password this is) the owner of its workspace. Once.
+ * POST /v1/auth/setup: the first owner's setup link makes `email` the owner of its workspace:
+ * a new account with this password, an existing one whose password this is, or one an open
+ * sign-up made but never confirmed, which the link's holder claims (address-claim.ts). Once.
  */
 export async function setupOwner(
   ctx: PeopleParts,
@@ -68,25 +63,29 @@ export async function setupOwner(
 ): Promise<UserRow> {
   const email = body.email.toLowerCase();
   const existing = await ctx.store.accounts.userByEmail(email);
-  if (existing !== undefined) {
+  const proved = existing !== undefined && isProved(existing);
+  if (proved) {
     const matches =
       existing.password_hash !== null &&
       (await ctx.hasher().verify(existing.password_hash, body.password));
     if (!matches) throw errors.unauthorized("Wrong email or password");
   }
-  const passwordHash = existing === undefined ? await ctx.hasher().hash(body.password) : null;
+  // Any other, new or left unconfirmed by an open sign-up, is made or claimed with this password.
+  const claimHash = proved ? undefined : await ctx.hasher().hash(body.password);
   const user = await ctx.store.transaction(async (tx) => {
     // Used in the transaction: a failure later leaves the link usable.
     const used = await tx.accounts.useToken(hashToken(body.token), "setup", ctx.now());
     if (used?.workspace_id == null) throw errors.invalidToken();
     const at = ctx.now();
-    const row = existing ?? {
-      id: newId("usr"),
-      email,
-      password_hash: passwordHash,
-      created_at: at,
-    };
-    if (existing === undefined) await tx.accounts.insertUser(row);
+    let row = existing;
+    if (claimHash !== undefined) {
+      row =
+        existing === undefined
+          ? await insertProvedUser(tx, email, claimHash, at)
+          : await claimAccount(tx, existing, claimHash, at);
+    }
+    // Undefined: its sign-up's link confirmed it meanwhile, with a password not given here.
+    if (row === undefined) throw errors.unauthorized("Wrong email or password");
     await tx.accounts.setMember(used.workspace_id, row.id, "owner", at);
     return row;
   });
@@ -94,8 +93,8 @@ export async function setupOwner(
 }
 
 /**
- * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail holds a link
- * valid 7 days, once. 403 for a member who is not an owner.
+ * POST /v1/workspace/invitations: an owner invites `email` as `role`; the mail, sent after the
+ * answer, holds a link valid 7 days, once. 403 for a member who is not an owner.
  */
 export async function invite(
   ctx: PeopleParts,
@@ -122,28 +121,26 @@ export async function invite(
     used_at: null,
   });
   const workspace = await ctx.store.workspaces.get(workspaceId);
-  const sent = ctx.mailer.send({
-    to: email,
-    subject: `${inviter.email} invites you to ${workspace?.name ?? "a workspace"} on Sitevoice`,
-    text: [
-      `${inviter.email} invites you to the workspace "${workspace?.name ?? workspaceId}" on Sitevoice, as ${body.role}.`,
-      "",
-      "Open this link within 7 days to accept. It works once.",
-      "",
-      `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
-    ].join("\n"),
-  });
-  await sent.catch((error: unknown) => {
-    ctx.logger.error({ err: error, workspace_id: workspaceId }, "invitation not mailed");
-    throw errors.serviceUnavailable("The invitation could not be mailed; try again", error);
-  });
+  ctx.mailLater(
+    invitationMail({
+      to: email,
+      inviter: inviter.email,
+      workspaceName: workspace?.name,
+      role: body.role,
+      link: `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
+    }),
+    "invitation not mailed",
+    { workspace_id: workspaceId },
+  );
   return { email, role: body.role, expires_at: new Date(at + INVITATION_TTL_MS).toISOString() };
 }
 
 /**
  * POST /v1/auth/accept: an invitation's token, once, within 7 days, makes its email a member of
- * its workspace and signs them in. A new account needs a password; an existing one is proved
- * by the link itself (it was mailed to that address). An owner invited again stays owner.
+ * its workspace and signs them in. The link proves the address (it was mailed there): an account
+ * that proved it already joins as it is (a password given is not its to change); a new one, or
+ * one an open sign-up made but never confirmed, which the invitee claims (address-claim.ts),
+ * needs the invitee's password. An owner invited again stays owner.
  */
 export async function acceptInvitation(
   ctx: PeopleParts,
@@ -158,14 +155,17 @@ export async function acceptInvitation(
     }
     const at = ctx.now();
     let row = await tx.accounts.userByEmail(used.email);
-    if (row === undefined) {
+    if (row === undefined || !isProved(row)) {
       if (passwordHash === undefined) {
         throw errors.invalidRequest("A password is needed to make the account", {
           field: "password",
         });
       }
-      row = { id: newId("usr"), email: used.email, password_hash: passwordHash, created_at: at };
-      await tx.accounts.insertUser(row);
+      // A claim finds nothing to do when its sign-up's link proved it meanwhile: it joins as it is.
+      row =
+        row === undefined
+          ? await insertProvedUser(tx, used.email, passwordHash, at)
+          : ((await claimAccount(tx, row, passwordHash, at)) ?? row);
     }
     const current = await tx.accounts.roleIn(used.workspace_id, row.id);
     if (current !== "owner") await tx.accounts.setMember(used.workspace_id, row.id, used.role, at);

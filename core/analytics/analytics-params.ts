@@ -1,5 +1,5 @@
 /**
- * The query parameters of the analytics reads (SPEC.md "Query parameters of GET
+ * The query parameters of the analytics reads (the API reference, "Query parameters of GET
  * /v1/:siteId/analytics/events"), each refused as 400 `invalid_params` naming it: dates are ISO
  * 8601, a date alone (`2026-11-01`, midnight UTC) or a date-time with its offset
  * (`2026-11-01T09:30:00Z`, `…+05:30`); a date-time without an offset is refused rather than read

@@ -1,5 +1,5 @@
 /**
- * The daily retention job (SPEC.md's retention table), `analytics.retention` at 03:41 UTC on one
+ * The daily retention job (the API reference's retention table), `analytics.retention` at 03:41 UTC on one
  * instance: raw usage events and widget sessions (the session metadata: page URL, fingerprint,
  * the sealed signing secret) and service events (the leads and fingerprints webhooks delivered)
  * older than 13 calendar months are deleted, a bounded batch at a time, oldest first. The rollups stay: summaries of any age keep their counts. Hashed IPs (kept an

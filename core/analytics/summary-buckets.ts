@@ -1,5 +1,5 @@
 /**
- * The window and buckets of an analytics summary (DECISIONS.md "Analytics"): periods roll back
+ * The window and buckets of an analytics summary (the API reference, "Analytics"): periods roll back
  * from now (day 24 h, week 7 d, month 30 d, quarter 90 d, year 365 d) or are `custom`; the window
  * is widened to whole quarter hours, the grain of the rollups. Buckets are the site's local hours,
  * days or weeks (Monday first): an hour is labelled by its local time and offset (a repeated hour

@@ -25,6 +25,7 @@ import type { Store } from "../store/store.ts";
 import { messageOf } from "../util/message-of.ts";
 import { errors } from "../errors.ts";
 import { parseStored, StoredAnnouncer } from "./stream-announcer.ts";
+import { StreamSlots } from "./stream-slots.ts";
 import { newFeed, Subscriber, type Feed, type StreamSink } from "./stream-subscriber.ts";
 
 export const USAGE_STORED: Topic = {
@@ -57,6 +58,8 @@ export class UsageStream {
   private ending = false;
   /** Subscribers cut off for falling behind, since start. */
   cutOff = 0;
+  /** The caps' count of open streams: each takes a slot before it subscribes. */
+  readonly slots = new StreamSlots();
 
   constructor(
     private readonly parts: {

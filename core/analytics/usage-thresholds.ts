@@ -1,5 +1,5 @@
 /**
- * `usage.threshold` (SPEC.md "Event types"): a workspace's voice minutes in a calendar month
+ * `usage.threshold` (the API reference, "Event types"): a workspace's voice minutes in a calendar month
  * (UTC) crossing 50 %, 80 % and 100 % of the minutes its plan bundles (SITEVOICE_PLAN_MINUTES).
  * Each crossing is recorded once per workspace, month and percent, whoever checks and however
  * often: its marker row and its event are written in one transaction, the event only when the

@@ -1,4 +1,4 @@
-/** The scopes of SPEC.md "API keys". */
+/** The scopes of the API reference, "API keys". */
 export const scopes = [
   "sites:read",
   "sites:write",

@@ -14,7 +14,8 @@ export async function secretsRotate(settings: Readonly<Settings>) {
     console.log(
       `re-sealed ${done.sites} sites, ${done.versions} versions, ${done.sessions} open ` +
         `sessions, ${done.events} events, ${done.webhookEndpoints} webhook endpoints, ` +
-        `${done.userData} user-data values and ${done.oauthConnections} OAuth connections ` +
+        `${done.userData} user-data values, ${done.oauthConnections} OAuth connections and ` +
+        `${done.workspaceSecrets} workspace visitor-ID keys ` +
         `under key ${ring.primaryId}`,
     );
   });

@@ -1,11 +1,12 @@
 /**
  * `sitevoice serve`: starts the HTTP service, prints the first API key and the owner's dashboard
- * setup link when they were just made, and the dashboard's address; closes the service on
- * SIGTERM or SIGINT.
+ * setup link when they were just made, the dashboard's address, and why voice calls cannot be
+ * had when they cannot (no OPENAI_API_KEY); closes the service on SIGTERM or SIGINT.
  */
 import { createLogger } from "../compose.ts";
 import type { Settings } from "../settings.ts";
 import { startService } from "../http/service.ts";
+import { voiceUnavailable, voiceUnavailableNotice } from "../voice/voice-availability.ts";
 
 export async function serve(settings: Readonly<Settings>) {
   const logger = createLogger(settings);
@@ -26,6 +27,9 @@ export async function serve(settings: Readonly<Settings>) {
     );
   }
   console.log(`Dashboard: ${settings.publicBaseUrl}/dashboard\n`);
+  // Said here too, in words, as the key and the link are: the warning is also in the log.
+  const voiceReason = await voiceUnavailable(service);
+  if (voiceReason !== undefined) console.log(`${voiceUnavailableNotice(voiceReason)}.\n`);
   logger.info(
     { port: service.port, database: settings.database.client },
     `Sitevoice listening on ${settings.publicBaseUrl}`,

@@ -104,7 +104,7 @@ export class EventBus {
 
   /**
    * Gives the stored `session_end` event `eventId` its cost, once the voice provider has confirmed
-   * the session's usage (SPEC.md "Usage event cost"), and adds the cost to the usage rollups, in
+   * the session's usage (the API reference, "Usage event cost"), and adds the cost to the usage rollups, in
    * one transaction. Nothing is announced: the event was, when it was stored. `added` is false
    * when the event has its cost already: a repeated call, or one racing it, changes nothing.
    * Refused: a cost that is not a finite number of cents of at least 0 (invalid_request), an

@@ -1,5 +1,5 @@
 /**
- * The events the bus carries, as SPEC.md shows them, and how stored rows become them: usage
+ * The events the bus carries, as the API reference shows them, and how stored rows become them: usage
  * events, service events, and the fields of each service event type that are sealed at rest.
  */
 import { open, type KeyRing } from "../security/secret-box.ts";
@@ -14,7 +14,7 @@ export const USAGE_EVENT_TYPES = [
 ] as const;
 export type UsageEventType = (typeof USAGE_EVENT_TYPES)[number];
 
-/** A usage event as SPEC.md shows it. */
+/** A usage event as the API reference shows it. */
 export interface UsageEvent {
   id: string;
   site_id: string;

@@ -24,7 +24,7 @@ describe("PluginHost", () => {
   });
 
   describe("startGlobal", () => {
-    it("reports an auth plugin that started as unused, with why, since nothing calls it yet", async () => {
+    it("reports an auth plugin that started but is used for nothing as unused, with why", async () => {
       host.register(
         definePlugin({
           kind: "auth",
@@ -36,9 +36,56 @@ describe("PluginHost", () => {
       );
       host.start();
       await host.startGlobal({});
+      host.useGlobal("auth", (auth) => auth.passwords !== undefined, "the dashboard's passwords");
       const [auth] = host.list();
       expect(auth).to.include({ name: "auth-idle", status: "unused" });
-      expect(auth?.note).to.match(/not called yet/);
+      expect(auth?.note).to.match(/authenticate/);
+    });
+
+    describe("useGlobal", () => {
+      const hasher = { hash: async (p: string) => p, verify: async () => false };
+      beforeEach(async () => {
+        for (const name of ["auth-jwt", "auth-first", "auth-second"]) {
+          host.register(
+            definePlugin({
+              kind: "auth",
+              name,
+              apiVersion: 1,
+              create: () =>
+                name === "auth-jwt"
+                  ? { authenticate: async () => undefined }
+                  : { passwords: hasher },
+            }),
+            "test",
+          );
+        }
+        host.start();
+        await host.startGlobal({});
+      });
+
+      it("hands out the first instance that serves, and reports its plugin active for that", () => {
+        const used = host.useGlobal("auth", (a) => a.passwords !== undefined, "sign-in");
+        expect(used?.passwords).to.equal(hasher);
+        expect(host.list().find((p) => p.name === "auth-first")).to.deep.include({
+          status: "active",
+          note: "in use for sign-in",
+        });
+      });
+
+      it("reports the instances of its kind it did not hand out as unused", () => {
+        host.useGlobal("auth", (a) => a.passwords !== undefined, "sign-in");
+        const statuses = host.list().map(({ name, status }) => [name, status]);
+        expect(statuses).to.deep.equal([
+          ["auth-jwt", "unused"],
+          ["auth-first", "active"],
+          ["auth-second", "unused"],
+        ]);
+      });
+
+      it("hands out nothing, and marks nothing, when no instance serves", () => {
+        expect(host.useGlobal("auth", () => false, "sign-in")).to.equal(undefined);
+        expect(host.list().map((p) => p.status)).to.deep.equal(["unused", "unused", "unused"]);
+      });
     });
 
     it("marks a failing plugin and starts the others", async () => {

@@ -100,7 +100,12 @@ export class PluginHost {
     if (sameType) {
       throw fail(`type "${type}" is already served by ${kind} plugin "${sameType.name}"`);
     }
-    this.#plugins.set(name, { ...plugin, status: "registered", error: undefined });
+    this.#plugins.set(name, {
+      ...plugin,
+      status: "registered",
+      error: undefined,
+      usedFor: undefined,
+    });
   }
 
   /**
@@ -225,7 +230,24 @@ export class PluginHost {
 
   /** The live global instances of a kind, in order of registration. */
   globals<K extends PluginKind>(kind: K): InstanceByKind[K][] {
-    return this.#instances.globals(kind);
+    return this.#instances.globals(kind).map(({ instance }) => instance);
+  }
+
+  /**
+   * The first live global instance of `kind` that `serves` takes, which the caller uses for
+   * `purpose` (in words, for people: "the dashboard's sign-in"). `list()` reports its plugin as
+   * active for that; of a kind the service uses only through such a pick (auth), the others are
+   * reported unused, since nothing calls them.
+   */
+  useGlobal<K extends PluginKind>(
+    kind: K,
+    serves: (instance: InstanceByKind[K]) => boolean,
+    purpose: string,
+  ): InstanceByKind[K] | undefined {
+    const picked = this.#instances.globals(kind).find(({ instance }) => serves(instance));
+    if (picked === undefined) return undefined;
+    picked.plugin.usedFor = purpose;
+    return picked.instance;
   }
 
   /** Ends registration: plugins are fixed once instances may exist. */

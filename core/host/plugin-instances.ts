@@ -140,11 +140,11 @@ export class PluginInstances {
     return slot.ready;
   }
 
-  /** The live global instances of a kind, in order of registration. */
-  globals<K extends PluginKind>(kind: K): InstanceByKind[K][] {
+  /** The live global instances of a kind with their plugins, in order of registration. */
+  globals<K extends PluginKind>(kind: K): { plugin: Registration; instance: InstanceByKind[K] }[] {
     return [...this.#globals.values()]
       .filter((s) => s.plugin.kind === kind && s.guarded)
-      .map((s) => s.guarded as InstanceByKind[K]);
+      .map((s) => ({ plugin: s.plugin, instance: s.guarded as InstanceByKind[K] }));
   }
 
   /** Closes every instance, newest first; a failing close is logged and the rest go on. */

@@ -143,6 +143,8 @@ describe("a third-party adapter's schemas", () => {
         field: "adapter.collections.products.source",
         message:
           "adapter.collections.products.source must be an Airtable table id such as tblABCDEFGHIJKLMN",
+        code: "invalid_request",
+        plugin: "acme-sitevoice-airtable",
       },
     ]);
   });

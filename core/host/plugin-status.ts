@@ -1,7 +1,7 @@
 /**
  * What the host records of each registered plugin beyond its definition: its status (registered,
- * active, failed) and the summary the health and admin views show, where a kind the service does
- * not call yet reads "unused" rather than "active".
+ * active, failed), what the service uses it for, and the summary the health and admin views show,
+ * where a plugin that lives but that the service calls for nothing reads "unused", not "active".
  */
 import type { CheckedPlugin } from "./check-definition.ts";
 import type { PluginKind } from "./plugin.ts";
@@ -15,12 +15,12 @@ export interface PluginSummary {
   type?: string;
   source: string;
   /**
-   * "active" once an instance lives; "unused" when it lives but the service does not call its
-   * kind yet (see UNUSED_KINDS); "failed" when its global instance could not be made.
+   * "active" once an instance lives; "unused" when it lives but the service calls it for nothing
+   * (see PICKED_KINDS); "failed" when its global instance could not be made.
    */
   status: PluginStatus;
   error?: string;
-  /** Why an "unused" plugin is unused. */
+  /** Why an "unused" plugin is unused, or what a picked one is in use for. */
   note?: string;
 }
 
@@ -28,14 +28,18 @@ export interface PluginSummary {
 export interface Registration extends CheckedPlugin {
   status: PluginStatus;
   error: string | undefined;
+  /** What the service uses the plugin's global instance for, once it picked it (`useGlobal`). */
+  usedFor: string | undefined;
 }
 
 /**
- * Kinds the host loads and starts but the service does not call yet, and why: health says so
- * rather than "active", so an operator does not believe a plugin is at work.
+ * Kinds the service calls only through the one instance it picks (`useGlobal`), and why another
+ * is unused: health says so rather than "active", so an operator does not believe it at work.
  */
-const UNUSED_KINDS: Partial<Record<PluginKind, string>> = {
-  auth: "auth plugins are loaded but not called yet: the dashboard's sign-in will use them",
+const PICKED_KINDS: Partial<Record<PluginKind, string>> = {
+  auth:
+    "loaded but not used: the dashboard's sign-in takes the first auth plugin that gives " +
+    "passwords, and the service calls no auth plugin's authenticate yet",
 };
 
 /** The row of `list()` for one registered plugin. */
@@ -46,9 +50,12 @@ export function summarize({
   source,
   status,
   error,
+  usedFor,
 }: Registration): PluginSummary {
-  const note = status === "active" ? UNUSED_KINDS[kind] : undefined;
-  return note === undefined
-    ? { name, kind, type, source, status, error }
-    : { name, kind, type, source, status: "unused", error, note };
+  const unused = PICKED_KINDS[kind];
+  if (status !== "active" || unused === undefined)
+    return { name, kind, type, source, status, error };
+  return usedFor === undefined
+    ? { name, kind, type, source, status: "unused", error, note: unused }
+    : { name, kind, type, source, status, error, note: `in use for ${usedFor}` };
 }

@@ -153,6 +153,12 @@ export interface VoiceProvider extends PluginInstance {
    * CallEnded when the call is over or unknown, with any other error when it could not connect.
    */
   controlCall?(callId: string, events: CallEvents, options: SearchOptions): Promise<CallControl>;
+  /**
+   * Optional: why the provider can make no session at all as configured (no API key), in words
+   * for the operator, or undefined when it may. Asked at start (a warning in the log) and by the
+   * dashboard's pages (a banner); it must answer from its config alone, without calling out.
+   */
+  unavailable?(): string | undefined;
 }
 
 /** Thrown by a voice provider that cannot mint a session; its message reaches the client. */

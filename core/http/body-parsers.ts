@@ -1,8 +1,9 @@
 import { parse as parseContentType } from "content-type";
 import express, { type RequestHandler } from "express";
 import { errors } from "../errors.ts";
+import { assertBodyDepth } from "../validation/nesting-depth.ts";
 
-/** DECISIONS.md: 64 KiB on widget endpoints, 1 MiB elsewhere; over that 413. */
+/** The API reference: 64 KiB on widget endpoints, 1 MiB elsewhere; over that 413. */
 export const BODY_LIMIT_WIDGET = 64 * 1024;
 export const BODY_LIMIT_API = 1024 * 1024;
 
@@ -14,10 +15,48 @@ const YAML_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
 
 /**
  * JSON bodies. `strict: false` lets a bare JSON value through so validation, not the parser,
- * names the problem. (Signed widget bodies are read raw by their routes: the HMAC is over the
- * exact bytes.)
+ * names the problem. A body nested past MAX_NESTING_DEPTH is refused as soon as it is parsed,
+ * before any handler walks it. (Signed widget bodies are read raw by their routes, with
+ * parseRawJson: the HMAC is over the exact bytes.)
  */
-export const jsonBody = (limit: number) => express.json({ limit, strict: false });
+export function jsonBody(limit: number): RequestHandler {
+  const parse = express.json({ limit, strict: false });
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      if (error !== undefined) {
+        next(error);
+        return;
+      }
+      try {
+        assertBodyDepth(req.body);
+      } catch (tooDeep) {
+        next(tooDeep);
+        return;
+      }
+      next();
+    });
+  };
+}
+
+/**
+ * A body read raw (for its signature) as JSON: 400 for another Content-Type, for text that is not
+ * JSON, and for JSON nested past MAX_NESTING_DEPTH, as jsonBody answers.
+ */
+export function parseRawJson(contentType: string | undefined, raw: Buffer): unknown {
+  if (!/^application\/json\b/i.test(contentType ?? "")) {
+    throw errors.invalidRequest("Content-Type must be application/json", {
+      field: "content-type",
+    });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw errors.invalidRequest("The body is not valid JSON", { field: "body" });
+  }
+  assertBodyDepth(body);
+  return body;
+}
 
 /**
  * A charset the YAML reader does not read, as body-parser reports one for JSON (an http-error of

@@ -4,8 +4,9 @@
  * strength must come from the dashboard's own pages: `Sec-Fetch-Site: same-origin` (every
  * current browser sends it), or, without that header, an Origin exactly the service's own; and
  * a JSON or form body, which a cross-site form cannot send as JSON and which no plain
- * cross-site fetch sends without a preflight the service never answers. The widget endpoints and
- * the API-key endpoints never read the cookie at all.
+ * cross-site fetch sends without a preflight the service never answers. A GET that changes state
+ * (the OAuth start a Connect link opens) holds itself to the same rule: assertFromDashboard. The
+ * widget endpoints and the API-key endpoints never read the cookie at all.
  */
 import { parse, serialize } from "cookie";
 import type { NextFunction, Request, Response } from "express";
@@ -65,7 +66,7 @@ export function dashboardSession(
   return async (req: Request, _res: Response, next: NextFunction) => {
     const token = parse(req.headers.cookie ?? "")[cookieName(settings)];
     const account = await accounts.session(token);
-    if (account !== undefined && !SAFE.has(req.method)) assertSameSite(req, origin);
+    if (account !== undefined && !SAFE.has(req.method)) assertFromDashboard(req, origin);
     if (account === undefined && options.required) {
       throw errors.unauthorized("Sign in to the dashboard first");
     }
@@ -74,7 +75,13 @@ export function dashboardSession(
   };
 }
 
-function assertSameSite(req: Request, origin: string): void {
+/**
+ * The CSRF rule for a change made on the cookie's strength: it comes from the dashboard's own
+ * pages (`origin`, PUBLIC_BASE_URL's), else 403 `forbidden` with `details.reason` `cross_site`
+ * or `content_type`. A browser without Sec-Fetch-Site passes only with that Origin, which a
+ * top-level navigation does not send: such a browser (older than 2023) cannot make a GET change.
+ */
+export function assertFromDashboard(req: Request, origin: string): void {
   const site = req.get("sec-fetch-site");
   const sameSite = site !== undefined ? site === "same-origin" : req.get("origin") === origin;
   if (!sameSite) {

@@ -1,5 +1,5 @@
 /**
- * The response envelope of SPEC.md: `{success, data | error, meta: {request_id, ts}}` on every
+ * The response envelope of the API reference: `{success, data | error, meta: {request_id, ts}}` on every
  * answer, error or not.
  */
 import type { Request, Response } from "express";

@@ -1,4 +1,4 @@
-/** `limit` and opaque `cursor` list parameters (DECISIONS.md): default 50, max 200. */
+/** `limit` and opaque `cursor` list parameters (the API reference): default 50, max 200. */
 import { errors } from "../errors.ts";
 import type { InvalidParam } from "./query-params.ts";
 

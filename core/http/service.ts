@@ -14,6 +14,7 @@ import { bindServer } from "./bound-server.ts";
 import { clientErrorHandler } from "./client-error-handler.ts";
 import { CRAWL_DISPATCH_JOB, CRAWL_PLAN_JOB } from "../intelligence/crawl-jobs.ts";
 import { jobDefinitions } from "../jobs/job-definitions.ts";
+import { voiceUnavailable, voiceUnavailableNotice } from "../voice/voice-availability.ts";
 import { startJobs, type Jobs } from "../jobs/jobs.ts";
 import type { Settings } from "../settings.ts";
 import { loadSiteFolder, readSiteFolder } from "../sites/sync/load-sites.ts";
@@ -95,6 +96,8 @@ export async function startService(
         logger,
       });
     }
+    const voiceReason = await voiceUnavailable(parts);
+    if (voiceReason !== undefined) logger.warn(voiceUnavailableNotice(voiceReason));
     // The widget bundled now, not at its first visitor's request; a failure is the log's.
     widgetBundle().catch((err: unknown) => logger.error({ err }, "the widget did not build"));
     const lifecycle = new Lifecycle();

@@ -5,6 +5,7 @@
  * job reads back the same from either backend.
  */
 import { toJobId, type JobParameters } from "agenda";
+import { failReasonText } from "./fail-reason.ts";
 
 export const JOBS_TABLE = "jobs";
 
@@ -138,13 +139,21 @@ export function stateColumns(
     next_run_at: ms(job.nextRunAt),
     last_run_at: ms(job.lastRunAt),
     progress: job.progress ?? null,
-    fail_reason: job.failReason ?? null,
+    fail_reason: storedFailReason(job.failReason),
     fail_count: job.failCount ?? null,
     failed_at: ms(job.failedAt),
     last_finished_at: ms(job.lastFinishedAt),
     last_modified_by: lastModifiedBy || null,
     updated_at: now,
   };
+}
+
+/**
+ * The `fail_reason` column of what agenda hands over as the reason (fail-reason.ts): none for
+ * none, else text, whatever it is (agenda passes on a thrown value that is not an Error as is).
+ */
+export function storedFailReason(reason: unknown): string | null {
+  return reason === undefined ? null : failReasonText(reason);
 }
 
 /** JSON text of `value`, null for undefined (as `JSON.stringify` hands pg an undefined). */

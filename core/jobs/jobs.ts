@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import type { Settings } from "../settings.ts";
 import type { Store } from "../store/store.ts";
 import { openJobsBackend } from "./backends.ts";
+import { asRunError } from "./fail-reason.ts";
 import { GuardedRepository } from "./guarded-repository.ts";
 import { MINUTE, type JobDefinition, type JobSchedule } from "./job-definition.ts";
 
@@ -116,6 +117,8 @@ export async function startJobs<Parts extends JobsParts>(
         running.set(definition.name, (running.get(definition.name) ?? 0) + 1);
         try {
           await definition.run(parts, job.attrs.data);
+        } catch (thrown) {
+          throw asRunError(thrown);
         } finally {
           running.set(definition.name, (running.get(definition.name) ?? 1) - 1);
         }

@@ -16,6 +16,7 @@ import {
   JOBS_TABLE,
   ms,
   rowToJob,
+  storedFailReason,
   type DefinitionColumns,
   type JobRow,
 } from "./job-rows.ts";
@@ -49,7 +50,7 @@ async function updateById<DATA>(
     .where({ id, name: job.name })
     .update({
       ...columns,
-      fail_reason: job.failReason ?? null,
+      fail_reason: storedFailReason(job.failReason),
       fail_count: job.failCount ?? null,
       failed_at: ms(job.failedAt),
     });

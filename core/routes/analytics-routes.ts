@@ -1,6 +1,6 @@
 /**
  * The analytics reads (`analytics:read`), refusing bad parameters with 400 `invalid_params`
- * naming them (SPEC.md's analytics rows). `GET /v1/:siteId/analytics/events`: `since` (30 days
+ * naming them (the API reference's analytics rows). `GET /v1/:siteId/analytics/events`: `since` (30 days
  * ago), `until` (now), `type`, `limit` (100, at most 1,000) and the opaque `cursor` of
  * `meta.next_cursor`, which carries the window of the first page so the pages after it read the
  * same one. `GET /v1/:siteId/analytics/summary`: `period` (month), `bucket` (day), and `since`

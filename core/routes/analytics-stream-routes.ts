@@ -8,7 +8,7 @@
  * Refused before the stream opens, in the envelope: 401 and 403 as every key route, 404
  * `site_not_found`, 406 `not_acceptable` without `text/event-stream` in Accept, 400
  * `invalid_params` for a malformed `Last-Event-ID` or any query parameter, 429 past the open
- * streams a site may have on one instance. Once open, it ends when the key is revoked or loses
+ * streams a site, or a key, may have on one instance. Once open, it ends when the key is revoked or loses
  * the site (checked at each heartbeat), when its client falls too far behind, or when the
  * instance stops; the client reconnects with `Last-Event-ID` and loses nothing.
  */
@@ -21,7 +21,7 @@ import type { AnalyticsService } from "../analytics/analytics-service.ts";
 import type { StreamSink } from "../analytics/stream-subscriber.ts";
 import type { UsageStream } from "../analytics/usage-stream.ts";
 import { assertScope } from "../auth/authorize.ts";
-import type { Principal } from "../auth/principal.ts";
+import { actorOf, type Principal } from "../auth/principal.ts";
 import { errors } from "../errors.ts";
 import type { UsageEvent } from "../events/event-bus.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
@@ -34,6 +34,8 @@ export interface StreamLimits {
   heartbeatMs: number;
   /** Open streams one site may have on one instance. */
   perSite: number;
+  /** Open streams one key (on the dashboard, one member) may have on one instance. */
+  perKey: number;
   /** Output a client may leave unread before it is cut off, in bytes. */
   maxUnreadBytes: number;
   /** How long a catch-up waits for its client to read a page. */
@@ -42,6 +44,7 @@ export interface StreamLimits {
 
 export const STREAM_LIMITS: Omit<StreamLimits, "heartbeatMs"> = {
   perSite: 20,
+  perKey: 20,
   maxUnreadBytes: 1024 * 1024,
   drainWaitMs: 30_000,
 };
@@ -82,8 +85,9 @@ export function analyticsStreamRoutes(
 
 /**
  * The usage stream of a site on `res`, for the API's key and the dashboard's cookie alike: Accept
- * and Last-Event-ID checked, access checked, at most `perSite` open streams a site (429), none
- * while shutting down (503); then events as SSE (replayed after Last-Event-ID), a heartbeat every
+ * and Last-Event-ID checked, access checked, none while shutting down (503), at most `perSite`
+ * open streams a site and `perKey` a key (429, each a slot taken before the setup and given back
+ * however the stream ends); then events as SSE (replayed after Last-Event-ID), a heartbeat every
  * `heartbeatMs`, at each of which `stillAllowed` must pass or the stream ends.
  */
 export async function serveUsageStream(
@@ -111,28 +115,30 @@ export async function serveUsageStream(
       field: "Last-Event-ID",
     });
   }
+  // Listened for before the first wait: a client that leaves during the setup ends it too.
+  const watch = new AbortController();
+  const leave = () => watch.abort();
+  res.once("close", leave);
+  if (res.destroyed) leave();
   await parts.analytics.checkAccess(access.principal, siteId);
-  if (parts.usageStream.count(siteId) >= limits.perSite) {
-    throw errors.rateLimited(30, { limit: limits.perSite, open_streams: limits.perSite });
-  }
   if (!parts.usageStream.accepting) {
     throw errors.serviceUnavailable("The service is shutting down; reconnect");
   }
-  const session = await createSession(req, res, {
-    keepAlive: limits.heartbeatMs,
-    retry: RETRY_MS,
-    // The replay reads Last-Event-ID itself, checked above.
-    trustClientEventId: false,
-  });
-  const sink = responseSink(res, limits, (event) => {
-    if (!session.isConnected) return false;
-    session.push(event, "usage_event", event.id);
-    return true;
-  });
-  const watch = new AbortController();
-  res.once("close", () => watch.abort());
+  if (watch.signal.aborted) return;
+  const release = parts.usageStream.slots.take(siteId, actorOf(access.principal), limits);
   let unsubscribe: (() => void) | undefined;
   try {
+    const session = await createSession(req, res, {
+      keepAlive: limits.heartbeatMs,
+      retry: RETRY_MS,
+      // The replay reads Last-Event-ID itself, checked above.
+      trustClientEventId: false,
+    });
+    const sink = responseSink(res, limits, (event) => {
+      if (!session.isConnected) return false;
+      session.push(event, "usage_event", event.id);
+      return true;
+    });
     unsubscribe = await parts.usageStream.subscribe(siteId, sink, lastEventId);
     for (;;) {
       await delay(limits.heartbeatMs, undefined, { signal: watch.signal });
@@ -145,6 +151,7 @@ export async function serveUsageStream(
     }
   } finally {
     unsubscribe?.();
+    release();
   }
 }
 

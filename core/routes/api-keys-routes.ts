@@ -1,5 +1,5 @@
 /**
- * API keys over HTTP, for a signed-in dashboard user only (DECISIONS.md "API keys"): `POST
+ * API keys over HTTP, for a signed-in dashboard user only (the API reference, "API keys"): `POST
  * /v1/api-keys` (the value shown once), `GET /v1/api-keys`, `DELETE /v1/api-keys/:id` (revoked at
  * once). An API key cannot make or list keys: only the cookie of a member of the workspace can.
  * The workspace is `?workspace_id=`, or the user's only one.

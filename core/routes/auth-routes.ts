@@ -1,9 +1,9 @@
 /**
- * Dashboard accounts (DECISIONS.md "Auth endpoints"): `POST /v1/auth/signup`, `signin`,
- * `magic-link`, `verify`, `setup` (the first owner's) and `accept` (an invitation), each limited
- * per client IP (SPEC.md's limits, 429 with Retry-After); `signout`, and `GET /v1/auth/session`
- * (who the cookie names). All but the last two set the
- * session cookie; sign-out clears it and ends the session server-side.
+ * Dashboard accounts: `POST /v1/auth/signup`, `signin`, `magic-link`, `verify` (a sign-in link's
+ * or a sign-up's confirmation), `setup` (the first owner's) and `accept` (an invitation), each
+ * limited per client IP (429 with Retry-After); `signout`, and `GET /v1/auth/session` (who the
+ * cookie names). `signin`, `verify`, `setup` and `accept` set the session cookie; sign-out clears
+ * it and ends the session server-side.
  */
 import { Router, type Request, type Response } from "express";
 import type { AccountService, SignedIn } from "../accounts/account-service.ts";
@@ -21,7 +21,7 @@ import { limitersFor, type RateLimiterFactory } from "../limits/rate-limiter.ts"
 import type { MagicLink } from "../types/generated/auth-magic-link.ts";
 import type { SignIn } from "../types/generated/auth-signin.ts";
 import type { SignUp } from "../types/generated/auth-signup.ts";
-import type { MagicLinkVerification } from "../types/generated/auth-verify.ts";
+import type { MailedLinkVerification } from "../types/generated/auth-verify.ts";
 import type { OwnerSetup } from "../types/generated/auth-setup.ts";
 import type { InvitationAcceptance } from "../types/generated/auth-accept.ts";
 import { validateBody } from "../validation/schema-validator.ts";
@@ -53,9 +53,9 @@ export function authRoutes(
   router.post("/v1/auth/signup", json, async (req, res) => {
     queryParams(req, []);
     await perIp("signup", req, res);
+    // No session: the account counts once the mailed link proves its address.
     const answer = await accounts.signup(validateBody<SignUp>("auth-signup", req.body));
-    signedIn(res, answer);
-    sendData(req, res, { user: answer.user, workspace: answer.workspace }, { status: 201 });
+    sendData(req, res, answer, { status: 202 });
   });
 
   router.post("/v1/auth/signin", json, async (req, res) => {
@@ -69,14 +69,15 @@ export function authRoutes(
   router.post("/v1/auth/magic-link", json, async (req, res) => {
     queryParams(req, []);
     await perIp("magicLink", req, res);
-    await accounts.magicLink(validateBody<MagicLink>("auth-magic-link", req.body).email);
+    // Not awaited: the answer goes before anything that depends on the address.
+    accounts.magicLink(validateBody<MagicLink>("auth-magic-link", req.body).email);
     sendData(req, res, { sent: true }, { status: 202 });
   });
 
   router.post("/v1/auth/verify", json, async (req, res) => {
     queryParams(req, []);
     await perIp("verify", req, res);
-    const body = validateBody<MagicLinkVerification>("auth-verify", req.body);
+    const body = validateBody<MailedLinkVerification>("auth-verify", req.body);
     const answer = await accounts.verify(body.token);
     signedIn(res, answer);
     sendData(req, res, { user: answer.user, workspaces: answer.workspaces });

@@ -21,12 +21,14 @@ import { usagePages, type UsagePagesParts } from "./dashboard/usage-pages.ts";
 import { visitorDataPages, type VisitorDataPagesParts } from "./dashboard/visitor-data-pages.ts";
 import { webhookPages, type WebhookPagesParts } from "./dashboard/webhook-pages.ts";
 import { oauthCallback, oauthPages } from "./dashboard/oauth-pages.ts";
+import { voiceUnavailable, type VoiceAvailabilityParts } from "../voice/voice-availability.ts";
 
 export type DashboardParts = SitePagesParts &
   WebhookPagesParts &
   LeadPagesParts &
   UsagePagesParts &
-  VisitorDataPagesParts & {
+  VisitorDataPagesParts &
+  VoiceAvailabilityParts & {
     accounts: AccountService;
     keys: ApiKeyService;
     store: Store;
@@ -41,6 +43,22 @@ export function dashboardRoutes(parts: DashboardParts): Router {
   const signedIn = dashboardSession(parts.accounts, parts.settings, { required: false });
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT_API, parameterLimit: 200 });
   const workspacePage = [signedIn, inWorkspace];
+
+  // A browser opening the service's own address lands on the dashboard. An API client (curl's
+  // Accept */*, application/json, no Accept at all) keeps the JSON 404 of any unknown path.
+  router.get("/", (req, res, next) => {
+    if (req.accepts(["json", "html"]) === "html") return res.redirect(302, "/dashboard");
+    next();
+  });
+
+  // The pages an operator or site owner lands on say when no voice call can be had at all.
+  router.get(
+    ["/dashboard", "/dashboard/sites", "/dashboard/sites/:id"],
+    async (_req, res, next) => {
+      res.locals.voiceUnavailable = await voiceUnavailable(parts);
+      next();
+    },
+  );
 
   router.get("/dashboard", signedIn, (req, res) => {
     const account = req.account;
@@ -74,6 +92,9 @@ export function dashboardRoutes(parts: DashboardParts): Router {
   router.get("/dashboard/setup", (_req, res) => render.page(res, "setup", "Become the owner"));
   router.get("/dashboard/verify", (_req, res) =>
     render.page(res, "verify", "Sign in with your link"),
+  );
+  router.get("/dashboard/confirm", (_req, res) =>
+    render.page(res, "confirm", "Confirm your address"),
   );
   router.get("/dashboard/accept", (_req, res) => render.page(res, "accept", "Join the workspace"));
 

@@ -1,5 +1,5 @@
 /**
- * The widget-facing endpoints (SPEC.md "Rules for the widget-facing endpoints", DECISIONS.md
+ * The widget-facing endpoints (the API reference, "Widget endpoints",
  * "Widget endpoints"): config, token and site intelligence checked by Origin; query, analytics
  * events, leads, transcripts, session resumption and call reports by Origin plus the session's
  * signature over the raw body. CORS answers only the site's own origins. A query may instead carry an API key with `query:test` (the debug path).
@@ -7,7 +7,7 @@
 import express, { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
-import { BODY_LIMIT_WIDGET, jsonBody } from "../http/body-parsers.ts";
+import { BODY_LIMIT_WIDGET, jsonBody, parseRawJson } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
 import { errors, isServiceError } from "../errors.ts";
 import { limitersFor, type RateLimiterFactory } from "../limits/rate-limiter.ts";
@@ -47,7 +47,7 @@ export interface WidgetRouteParts {
   logger: Logger;
 }
 
-/** SPEC.md and DECISIONS.md limits; leads and transcripts are ours (a conversation makes few). */
+/** The limits of the API reference; leads and transcripts are ours (a conversation makes few). */
 const LIMITS = {
   config: { name: "widget-config", points: 1200, durationSeconds: 60 },
   tokenPerIp: { name: "widget-token-ip", points: 10, durationSeconds: 60 },
@@ -107,7 +107,7 @@ export function widgetRoutes(
       req.headers["x-service-signature"],
       raw,
     );
-    return { session, body: parseJson(req, raw), raw };
+    return { session, body: parseRawJson(req.headers["content-type"], raw), raw };
   };
 
   router.options(WIDGET_PATHS, async (req, res) => {
@@ -140,18 +140,18 @@ export function widgetRoutes(
     sendData(req, res, await parts.intelligence.answer(target));
   });
 
-  // The visitor's own fingerprint, for the privacy notice: what they quote in a data request.
+  // The visitor's own ID in the site's workspace, for the privacy notice: what they quote in a
+  // data request.
   router.get("/v1/:siteId/visitor", async (req, res) => {
     const target = await siteOf(req);
     requireOrigin(req, res, target.site);
     await consumeLimit(limit.visitor, req.ip ?? "unknown", res);
-    res.setHeader("Cache-Control", "no-store");
-    sendData(req, res, {
-      user_fingerprint: parts.sessions.fingerprint({
-        ip: req.ip ?? "",
-        userAgent: req.headers["user-agent"] ?? "",
-      }),
+    const fingerprint = await parts.sessions.fingerprint(target.workspaceId, {
+      ip: req.ip ?? "",
+      userAgent: req.headers["user-agent"] ?? "",
     });
+    res.setHeader("Cache-Control", "no-store");
+    sendData(req, res, { user_fingerprint: fingerprint });
   });
 
   router.post("/v1/:siteId/token", jsonBody(BODY_LIMIT_WIDGET), async (req, res) => {
@@ -194,7 +194,10 @@ export function widgetRoutes(
       const site = await parts.sites.openConfig(principalOf(req), siteId).catch((e: unknown) => {
         throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
       });
-      const body = parseJson(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      const body = parseRawJson(
+        req.headers["content-type"],
+        Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      );
       sendData(req, res, await searchSite(parts.plugins, site, body, searchOptions(req, res)));
       return;
     }
@@ -270,20 +273,6 @@ export function widgetRoutes(
   }
 
   return router;
-}
-
-function parseJson(req: Request, raw: Buffer): unknown {
-  const type = req.headers["content-type"] ?? "";
-  if (!/^application\/json\b/i.test(type)) {
-    throw errors.invalidRequest("Content-Type must be application/json", {
-      field: "content-type",
-    });
-  }
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch {
-    throw errors.invalidRequest("The body is not valid JSON", { field: "body" });
-  }
 }
 
 /** Whether a usage event body is the batch form: an object with `events`, whatever else it has. */

@@ -1,17 +1,17 @@
 /**
  * Runs a checked search on an adapter: with a deadline that really cancels the backend call
  * (the adapter's AbortSignal), the adapter's answer checked, and the items cut down to the fields
- * the collection returns. Failures become the query errors of SPEC.md.
+ * the collection returns. Failures become the query errors of the API reference.
  */
 import type { Logger } from "pino";
 import { errors, isServiceError } from "../errors.ts";
 import { PLUGIN_CALL_DEADLINE_MS, type DataAdapter } from "../host/plugin.ts";
 import type { AdapterQuery, CollectionSpec } from "./search-types.ts";
 
-/** SPEC.md: a backend slower than this is 504 adapter_timeout. */
+/** The API reference: a backend slower than this is 504 adapter_timeout. */
 export const ADAPTER_TIMEOUT_MS = PLUGIN_CALL_DEADLINE_MS;
 
-/** The `data` of a successful query response (SPEC.md "Query result"). */
+/** The `data` of a successful query response (the API reference, "Query result"). */
 export interface QueryResult {
   success: true;
   total: number;

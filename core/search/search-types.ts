@@ -1,16 +1,16 @@
 /**
- * The search path's shapes: SearchParams as the widget and the API send them (SPEC.md), the
+ * The search path's shapes: SearchParams as the widget and the API send them (the API reference), the
  * collection an adapter searches, the checked query an adapter receives, and what it answers.
  */
 
-/** The filter operators of SPEC.md, exactly. */
+/** The filter operators of the API reference, exactly. */
 export const FILTER_OPERATORS = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "in"] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export type { Filter, SearchParams } from "../types/generated/search-params.ts";
 import type { Filter } from "../types/generated/search-params.ts";
 
-/** The most items a search returns (SPEC.md), and the number when `limit` is not given. */
+/** The most items a search returns (the API reference), and the number when `limit` is not given. */
 export const MAX_SEARCH_LIMIT = 10;
 
 /** One collection of a site's adapter, with its name. */
@@ -48,7 +48,7 @@ export type SearchResult =
   | { success: true; total: number; items: Record<string, unknown>[] }
   | { success: false; error: string };
 
-/** SPEC.md SiteIntelligence field types. */
+/** The field types of site intelligence (the API reference). */
 export const FIELD_TYPES = [
   "string",
   "number",

@@ -5,7 +5,10 @@
  * IPv6 forms that carry an IPv4 address are judged by that IPv4 address, since that is what a
  * connection to them reaches: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`,
  * which the URL parser writes `[::7f00:1]` and ipaddr.js calls plain unicast), SIIT
- * (`::ffff:0:a.b.c.d`) and the well-known NAT64 prefix (`64:ff9b::a.b.c.d`).
+ * (`::ffff:0:a.b.c.d`) and the well-known NAT64 prefix (`64:ff9b::a.b.c.d`). Forms whose IPv4
+ * address may sit in more than one place, or is not the only one they lead to (the local-use
+ * NAT64 prefix, 6to4, Teredo), keep their own special-purpose range, never public, and are a
+ * metadata address when any IPv4 address they may carry is one.
  */
 import ipaddr from "ipaddr.js";
 
@@ -40,6 +43,23 @@ const RANGE_LABELS: Record<string, string> = {
 
 const NAT64_PREFIX = ipaddr.IPv6.parse("64:ff9b::");
 const IPV4_COMPATIBLE_PREFIX = ipaddr.IPv6.parse("::");
+/** RFC 8215: 64:ff9b:1::/48, NAT64 for local use, at any prefix length from /48. */
+const LOCAL_NAT64_PREFIX = ipaddr.IPv6.parse("64:ff9b:1::");
+/** RFC 3056: 2002:a.b.c.d::/48, the 6to4 site of the IPv4 address a.b.c.d. */
+const SIX_TO_FOUR_PREFIX = ipaddr.IPv6.parse("2002::");
+/** RFC 4380: 2001:0:<server IPv4>:<flags>:<port>:<client IPv4>, the last two with bits flipped. */
+const TEREDO_PREFIX = ipaddr.IPv6.parse("2001::");
+
+/**
+ * Where RFC 6052 §2.2 puts the IPv4 address (its bytes' indexes) for each NAT64 prefix length of
+ * the local-use prefix, /48, /56, /64 and /96: byte 8 (bits 64–71) is always skipped.
+ */
+const LOCAL_NAT64_LAYOUTS = [
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+];
 
 /**
  * The address a connection to `address` reaches: the IPv4 address an IPv6 form carries (see the
@@ -55,8 +75,8 @@ export function effectiveAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
   const range = v6.range();
   // SIIT (RFC 6145): ::ffff:0:a.b.c.d.
   if (range === "rfc6145") return carried();
-  // Only the well-known /96 NAT64 prefix keeps the IPv4 address in the last 32 bits; other
-  // RFC 6052 prefixes place it elsewhere, so they stay special-purpose (refused).
+  // Only the well-known /96 NAT64 prefix surely keeps the IPv4 address in the last 32 bits; the
+  // local-use one places it by its length (possibleIPv4s), so it stays special-purpose (refused).
   if (v6.match(NAT64_PREFIX, 96)) return carried();
   // IPv4-compatible (::/96, deprecated but still routed by stacks that know it); :: and ::1 are
   // IPv6's own unspecified and loopback addresses.
@@ -75,8 +95,28 @@ export function addressRange(address: string): string {
   const ip = effectiveAddress(address);
   // toString() gives IPv6 in its compressed form, the form the set holds.
   if (METADATA_ADDRESSES.has(ip.toString())) return "metadata";
+  if (ip.kind() === "ipv6") {
+    const carried = possibleIPv4s(ip as ipaddr.IPv6);
+    if (carried.some((v4) => METADATA_ADDRESSES.has(v4.toString()))) return "metadata";
+  }
   const range = ip.range();
   return range === "unicast" ? "public" : range;
+}
+
+/**
+ * The IPv4 addresses an IPv6 address of the local-use NAT64 prefix, 6to4 or Teredo may lead to:
+ * where a translator, relay or tunnel could take a connection, whichever way it reads them.
+ */
+function possibleIPv4s(v6: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = v6.toByteArray();
+  const at = (indexes: number[]) => new ipaddr.IPv4(indexes.map((i) => bytes[i] as number));
+  if (v6.match(LOCAL_NAT64_PREFIX, 48)) return LOCAL_NAT64_LAYOUTS.map(at);
+  if (v6.match(SIX_TO_FOUR_PREFIX, 16)) return [at([2, 3, 4, 5])];
+  if (v6.match(TEREDO_PREFIX, 32)) {
+    const client = new ipaddr.IPv4([12, 13, 14, 15].map((i) => (bytes[i] as number) ^ 0xff));
+    return [at([4, 5, 6, 7]), client];
+  }
+  return [];
 }
 
 /** Whether `address` is a public (globally routed unicast) address. */

@@ -5,8 +5,8 @@
  * reaching the backend. This asks undici's `dispatcher.request` directly and answers the whole
  * body as one Buffer, read up to a cap: what an adapter that reads JSON needs, and no more.
  *
- * Like the guarded fetch it follows same-host redirects by hand (each hop checked again), sends
- * no Host header of the caller's, asks for gzip, deflate or br and decodes them (the cap applies
+ * Like the guarded fetch it follows same-host redirects by hand (each hop checked again; the
+ * caller's credentials only within the first URL's origin), sends no Host header of the caller's, asks for gzip, deflate or br and decodes them (the cap applies
  * to the encoded and to the decoded body, so a small compressed answer cannot expand without
  * limit). A network failure rejects with undici's error, a refusal with OutboundBlockedError, an
  * abort with the signal's reason.
@@ -17,15 +17,14 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Agent, Dispatcher } from "undici";
 import {
-  becomesGet,
   checkUrl,
   DEFAULT_MAX_REDIRECTS,
-  dropBodyHeaders,
+  followRedirect,
   isRedirect,
   outgoingHeaders,
   parseUrl,
   portOf,
-  redirectTarget,
+  type Hop,
 } from "./outbound-hops.ts";
 import type { OutboundPolicy } from "./outbound-policy.ts";
 
@@ -49,7 +48,11 @@ export interface OutboundRequestOptions {
    * encoded body comes back as received, not decoded). For keeping the start of an answer.
    */
   truncate?: boolean;
-  /** `follow` (the default): same-host redirects; `manual`: the redirect is the answer. */
+  /**
+   * `follow` (the default): same-host redirects, those leaving the first URL's origin without the
+   * caller's headers but Accept, Accept-Encoding, Accept-Language and User-Agent; `manual`: the
+   * redirect is the answer.
+   */
   redirect?: "follow" | "manual";
 }
 
@@ -106,13 +109,16 @@ export function guardedRequest(
   const { policy } = options;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   return async (target, init = {}) => {
-    let url = checkUrl(typeof target === "string" ? parseUrl(target) : target);
+    const origin = checkUrl(typeof target === "string" ? parseUrl(target) : target);
     const maxBytes = init.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const headers = outgoingHeaders(lowerCased(init.headers));
-    let method = init.method ?? "GET";
-    let body = init.body;
-    const originalHost = url.hostname;
+    let hop: Hop<string | Uint8Array> = {
+      url: origin,
+      method: init.method ?? "GET",
+      headers: outgoingHeaders(lowerCased(init.headers)),
+      body: init.body,
+    };
     for (let redirects = 0; ; redirects++) {
+      const { url, method } = hop;
       policy.checkLiteral(url.hostname, portOf(url));
       // undici hands a kept-alive connection back to its pool one event-loop turn after its answer
       // ended; a request sent sooner (the next hop of a redirect, a caller's next request) would
@@ -122,20 +128,15 @@ export function guardedRequest(
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
-        headers,
-        body,
+        headers: hop.headers,
+        body: hop.body,
         signal: init.signal,
       });
-      const location = answer.headers.location;
-      if (init.redirect !== "manual" && isRedirect(answer.statusCode, single(location))) {
+      const location = single(answer.headers.location);
+      if (init.redirect !== "manual" && isRedirect(answer.statusCode, location)) {
         await answer.body.dump().catch(() => undefined);
-        const next = redirectTarget(url, single(location)!, redirects, maxRedirects, originalHost);
-        if (becomesGet(answer.statusCode, method)) {
-          method = "GET";
-          body = undefined;
-          dropBodyHeaders(headers);
-        }
-        url = next;
+        const status = answer.statusCode;
+        hop = followRedirect(hop, { status, location: location! }, redirects, maxRedirects, origin);
         continue;
       }
       return {

@@ -11,7 +11,10 @@
  *   answer checked, so the address checked is the address connected to: there is no second
  *   resolution a DNS-rebinding server could answer differently;
  * - redirects are followed by hand, at most `maxRedirects`, each hop checked again, and only to
- *   the same host name (an http → https upgrade is fine, a downgrade or another host is refused).
+ *   the same host name (an http → https upgrade is fine, a downgrade or another host is refused);
+ * - the caller's credentials go to the first URL's exact origin (scheme, host and port) only: a
+ *   hop to another port or scheme carries none of the caller's headers but Accept,
+ *   Accept-Encoding, Accept-Language and User-Agent, and one that would resend a body is refused.
  *
  * The HTTP client is undici's own `fetch` (the one Node bundles as the global fetch, here from the
  * `undici` package, which lets a request name its dispatcher): it encodes the request, decodes
@@ -26,15 +29,14 @@
 import { Agent, fetch as undiciFetch } from "undici";
 import { guardedConnector } from "./guarded-connector.ts";
 import {
-  becomesGet,
   checkUrl,
   DEFAULT_MAX_REDIRECTS,
-  dropBodyHeaders,
+  followRedirect,
   isRedirect,
   outgoingHeaders,
   parseUrl,
   portOf,
-  redirectTarget,
+  type Hop,
 } from "./outbound-hops.ts";
 import { OutboundBlockedError, type OutboundPolicy } from "./outbound-policy.ts";
 
@@ -86,34 +88,32 @@ export function guardedFetch(options: GuardedFetchOptions, dispatcher?: Agent): 
     init?: RequestInit,
   ): Promise<Response> {
     // The URL is checked before `new Request`, whose own errors would quote it, credentials too.
-    let url = checkUrl(parseUrl(input instanceof Request ? input.url : String(input)));
-    const request = input instanceof Request ? new Request(input, init) : new Request(url, init);
+    const origin = checkUrl(parseUrl(input instanceof Request ? input.url : String(input)));
+    const request = input instanceof Request ? new Request(input, init) : new Request(origin, init);
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const redirectMode = init?.redirect ?? (input instanceof Request ? input.redirect : "follow");
-    let method = request.method;
-    let body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-    const headers = outgoingHeaders(headerRecord(request.headers));
-    const originalHost = url.hostname;
+    let hop: Hop<Uint8Array> = {
+      url: origin,
+      method: request.method,
+      headers: outgoingHeaders(headerRecord(request.headers)),
+      body: request.body === null ? undefined : new Uint8Array(await request.arrayBuffer()),
+    };
 
     for (let redirects = 0; ; redirects++) {
+      const { url } = hop;
       policy.checkLiteral(url.hostname, portOf(url));
-      const response = await send(agent, url, { method, headers, body, signal });
+      const response = await send(agent, hop, signal);
       setResponseUrl(response, url, redirects > 0);
       const location = response.headers.get("location");
       if (!isRedirect(response.status, location) || redirectMode === "manual") return response;
       await response.body?.cancel().catch(() => undefined);
       if (redirectMode === "error") {
         throw new TypeError("fetch failed", {
-          cause: new Error(`${originalHost} redirected and redirect mode is "error"`),
+          cause: new Error(`${origin.hostname} redirected and redirect mode is "error"`),
         });
       }
-      const next = redirectTarget(url, location as string, redirects, maxRedirects, originalHost);
-      if (becomesGet(response.status, method)) {
-        method = "GET";
-        body = undefined;
-        dropBodyHeaders(headers);
-      }
-      url = next;
+      const status = response.status;
+      hop = followRedirect(hop, { status, location: location! }, redirects, maxRedirects, origin);
     }
   };
   const close = dispatcher === undefined ? () => agent.close() : () => Promise.resolve();
@@ -134,13 +134,8 @@ function headerRecord(headers: Headers): Record<string, string> {
  */
 async function send(
   dispatcher: Agent,
-  url: URL,
-  init: {
-    method: string;
-    headers: Record<string, string>;
-    body: Uint8Array | undefined;
-    signal: AbortSignal | null | undefined;
-  },
+  hop: Hop<Uint8Array>,
+  signal: AbortSignal | null | undefined,
 ): Promise<Response> {
   // undici hands a keep-alive connection back to its pool one event-loop turn after its answer
   // ended (so that a server closing it anyway is noticed first); a request sent sooner, as a caller
@@ -148,7 +143,15 @@ async function send(
   // again. Waiting for the same turn lets it reuse the first.
   await new Promise<void>((resolve) => setImmediate(resolve));
   try {
-    const response = await undiciFetch(url, { ...init, redirect: "manual", dispatcher });
+    const { url, method, headers, body } = hop;
+    const response = await undiciFetch(url, {
+      method,
+      headers,
+      body,
+      signal,
+      redirect: "manual",
+      dispatcher,
+    });
     // undici's Response is the global fetch's class from a newer release of the same code.
     return response as unknown as Response;
   } catch (error) {

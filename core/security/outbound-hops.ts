@@ -1,6 +1,7 @@
 /**
  * The rules every hop of a guarded request obeys, shared by the guarded fetch and the guarded
- * plain request: which URLs may be asked for at all, and which redirects are followed.
+ * plain request: which URLs may be asked for at all, which redirects are followed, and what a
+ * hop sends: the caller's credentials only to the first URL's exact origin.
  */
 import { OutboundBlockedError } from "./outbound-policy.ts";
 
@@ -39,8 +40,41 @@ export const portOf = (url: URL): number =>
 export const isRedirect = (status: number, location: string | null | undefined): boolean =>
   REDIRECT_STATUSES.has(status) && typeof location === "string";
 
-/** The next hop of a redirect: checked, or a refusal (see checkRedirect). */
-export function redirectTarget(
+/** One request of a guarded call: the first, or the next hop of a redirect. */
+export interface Hop<Body> {
+  url: URL;
+  method: string;
+  /** Lower-case names (outgoingHeaders). */
+  headers: Record<string, string>;
+  body: Body | undefined;
+}
+
+/**
+ * The hop a redirect answer to `hop` leads to: its URL checked (another host, a downgrade to
+ * plain http, too many redirects are refusals), a GET without body where fetch makes one
+ * (becomesGet), and, once it leaves `origin` (the first URL's), without the caller's credentials
+ * (leaveOrigin). Changes `hop.headers`: what is dropped stays dropped for every later hop.
+ */
+export function followRedirect<Body>(
+  hop: Hop<Body>,
+  answer: { status: number; location: string },
+  redirects: number,
+  maxRedirects: number,
+  origin: URL,
+): Hop<Body> {
+  const url = redirectTarget(hop.url, answer.location, redirects, maxRedirects, origin.hostname);
+  let { method, body } = hop;
+  if (becomesGet(answer.status, method)) {
+    method = "GET";
+    body = undefined;
+    dropBodyHeaders(hop.headers);
+  }
+  if (url.origin !== origin.origin) leaveOrigin(hop.headers, body !== undefined, origin, url);
+  return { url, method, headers: hop.headers, body };
+}
+
+/** The next hop's URL: checked, or a refusal (see checkRedirect). */
+function redirectTarget(
   from: URL,
   location: string,
   redirects: number,
@@ -63,8 +97,39 @@ export function redirectTarget(
   return next;
 }
 
+/**
+ * The headers a hop to another origin still carries: none of them can hold a credential. Every
+ * other header of the caller's is dropped, since the guard cannot tell an API key's header
+ * (`X-Api-Key`, any name an adapter's config gives it) from a harmless custom one.
+ */
+const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "user-agent",
+]);
+
+/**
+ * Credentials go to the first URL's exact origin (scheme, host and port) only: another port of
+ * the same host may be another service, and another scheme another server. A hop leaving it
+ * drops every header but CROSS_ORIGIN_HEADERS, and one that would resend a body (a 307 or 308
+ * after a POST) is refused: the body may be a secret itself, as an OAuth token request's client
+ * secret is.
+ */
+function leaveOrigin(headers: Record<string, string>, hasBody: boolean, origin: URL, to: URL) {
+  if (hasBody) {
+    throw new OutboundBlockedError(
+      origin.hostname,
+      `it redirected a request with a body to another origin (${to.origin})`,
+    );
+  }
+  for (const name of Object.keys(headers)) {
+    if (!CROSS_ORIGIN_HEADERS.has(name)) delete headers[name];
+  }
+}
+
 /** As fetch does: 303, and 301/302 after a POST, become a GET without a body. */
-export const becomesGet = (status: number, method: string): boolean =>
+const becomesGet = (status: number, method: string): boolean =>
   (status === 303 && method !== "HEAD") ||
   ((status === 301 || status === 302) && method === "POST");
 
@@ -82,13 +147,16 @@ export function outgoingHeaders(headers: Record<string, string>): Record<string,
 }
 
 /** A redirect that became a GET (becomesGet) sends no body, so none of its content-* headers. */
-export function dropBodyHeaders(headers: Record<string, string>): void {
+function dropBodyHeaders(headers: Record<string, string>): void {
   for (const name of Object.keys(headers)) {
     if (name.startsWith("content-")) delete headers[name];
   }
 }
 
-/** Same host name only; https → http would put the same credentials on the wire in clear. */
+/**
+ * Same host name only; https → http would put the request on the wire in clear. (Another port or
+ * an http → https upgrade is followed, without credentials: leaveOrigin.)
+ */
 function checkRedirect(from: URL, to: URL, originalHost: string): void {
   if (to.hostname !== from.hostname) {
     throw new OutboundBlockedError(

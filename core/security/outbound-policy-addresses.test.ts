@@ -4,6 +4,28 @@
  */
 import { expect } from "chai";
 import { addressRange, isPublicAddress } from "./address-range.ts";
+import { parseOutboundAllowList } from "./outbound-allow-list.ts";
+import { OutboundBlockedError, OutboundPolicy } from "./outbound-policy.ts";
+
+/**
+ * 169.254.169.254 (a9fe:a9fe) in every IPv6 form that carries an IPv4 address, by where it sits.
+ * The local-use NAT64 prefix (RFC 8215) may be used at any length from /48 (RFC 6052 §2.2 puts
+ * the IPv4 address elsewhere for each); Teredo (RFC 4380) carries its server's address and its
+ * client's, the latter with every bit flipped.
+ */
+const METADATA_IN_IPV6: Record<string, string> = {
+  "IPv4-mapped": "::ffff:a9fe:a9fe",
+  "IPv4-compatible": "::a9fe:a9fe",
+  SIIT: "::ffff:0:a9fe:a9fe",
+  "well-known NAT64 (64:ff9b::/96)": "64:ff9b::a9fe:a9fe",
+  "local-use NAT64 at /96": "64:ff9b:1::a9fe:a9fe",
+  "local-use NAT64 at /64": "64:ff9b:1:0:a9:fea9:fe00:0",
+  "local-use NAT64 at /56": "64:ff9b:1:a9:fe:a9fe::",
+  "local-use NAT64 at /48": "64:ff9b:1:a9fe:a9:fe00::",
+  "6to4 (2002::/16)": "2002:a9fe:a9fe::1",
+  "Teredo server (2001::/32)": "2001:0:a9fe:a9fe::1",
+  "Teredo client (2001::/32, flipped)": "2001:0:4136:e378:8000:63bf:5601:5601",
+};
 
 describe("outbound policy", () => {
   describe("address classification", () => {
@@ -76,10 +98,39 @@ describe("outbound policy", () => {
       expect(addressRange("64:ff9b::808:808")).to.equal("public");
     });
 
+    for (const [form, address] of Object.entries(METADATA_IN_IPV6)) {
+      it(`calls ${address} (169.254.169.254 as ${form}) metadata`, () => {
+        expect(addressRange(address)).to.equal("metadata");
+      });
+    }
+
+    it("keeps the local-use NAT64 prefix from passing for public (64:ff9b:1::808:808)", () => {
+      expect(addressRange("64:ff9b:1::808:808")).to.equal("rfc6052");
+    });
+
     it("keeps IPv6's own unspecified and loopback addresses out of the IPv4-compatible rule", () => {
       expect(addressRange("::")).to.equal("unspecified");
       expect(addressRange("::1")).to.equal("loopback");
       expect(addressRange("::2")).to.equal("unspecified"); // 0.0.0.2
     });
+  });
+
+  describe("metadata carried in IPv6, with private networks allowed and the address allowed", () => {
+    for (const [form, address] of Object.entries(METADATA_IN_IPV6)) {
+      it(`refuses [${address}] (169.254.169.254 as ${form})`, () => {
+        const policy = new OutboundPolicy({
+          allowPrivateNetworks: true,
+          allow: parseOutboundAllowList(`[${address}],169.254.169.254,169.254.0.0/16`),
+        });
+        let refused: unknown;
+        try {
+          policy.checkLiteral(`[${address}]`, 80);
+        } catch (error) {
+          refused = error;
+        }
+        expect(refused).to.be.instanceOf(OutboundBlockedError);
+        expect((refused as OutboundBlockedError).kind).to.equal("metadata");
+      });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Plan } from "../settings.ts";
 
-/** Sites per plan (SPEC.md Limits); undefined = unlimited. */
+/** Sites per plan (the API reference, "Limits"); undefined = unlimited. */
 export const SITES_PER_PLAN: Record<Plan, number | undefined> = {
   free: 1,
   starter: 5,

@@ -4,7 +4,9 @@
  * of open widget sessions, the sealed fields of service events (a lead's update token, which a
  * webhook delivers later) and the secrets of webhook endpoints (the current one and the one a
  * rotation left signing beside it), the fingerprints user-data requests keep and the export
- * documents, and the tokens of sites' OAuth connections. Afterwards the old keys can leave SITEVOICE_OLD_MASTER_KEYS.
+ * documents, the tokens of sites' OAuth connections, and each workspace's visitor-ID key (the key
+ * itself unchanged, so visitors keep their IDs). Afterwards the old keys can leave
+ * SITEVOICE_OLD_MASTER_KEYS.
  * Each row is rewritten on its own (a site with its versions in one transaction), so a stop midway
  * leaves everything readable with the same key ring.
  */
@@ -25,6 +27,7 @@ export async function rotateSecrets(
   webhookEndpoints: number;
   userData: number;
   oauthConnections: number;
+  workspaceSecrets: number;
 }> {
   const hash = contentHasher(ring);
   const reseal = (config: string) => {
@@ -69,7 +72,21 @@ export async function rotateSecrets(
     });
     if (resealed) oauthConnections++;
   }
-  return { sites, versions, sessions, events, webhookEndpoints, userData, oauthConnections };
+  let workspaceSecrets = 0;
+  for (const row of await store.workspaceSecrets.allSealed()) {
+    const { workspace_id: id, visitor_id_key: sealed } = row;
+    if (await store.workspaceSecrets.reseal(id, sealed, reseal1(sealed))) workspaceSecrets++;
+  }
+  return {
+    sites,
+    versions,
+    sessions,
+    events,
+    webhookEndpoints,
+    userData,
+    oauthConnections,
+    workspaceSecrets,
+  };
 }
 
 /**

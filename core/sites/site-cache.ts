@@ -1,6 +1,6 @@
 /**
  * The per-site cache: stored site rows kept in memory, dropped when a site changes on this or any
- * other instance (SPEC.md: a change is effective everywhere within 5 seconds).
+ * other instance (the API reference: a change is effective everywhere within 5 seconds).
  *
  * Three things keep it from serving a stale row: every change is published on a channel all
  * instances listen to; a row is never kept from a read that overlapped a change; and while the
@@ -43,7 +43,7 @@ function sameRow(a: SiteRow, b: SiteRow | undefined): boolean {
   );
 }
 
-/** Without a channel to other instances, 5 s is what keeps SPEC.md's promise on its own. */
+/** Without a channel to other instances, 5 s is what keeps the API reference's promise on its own. */
 export const DEFAULT_SITE_CACHE_TTL_MS = 5_000;
 
 interface Held {

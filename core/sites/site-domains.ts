@@ -7,29 +7,61 @@
 import { errors } from "../errors.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
+import { problemsError, type Problem } from "../validation/problems-error.ts";
 import type { SiteConfig } from "./site-types.ts";
 
-/** Every domain of a site (stored in lower case), each once, with the field that names it. */
-function domainsOf(site: SiteConfig): { domain: string; field: string }[] {
-  const fields = new Map<string, string>([[site.domain, "domain"]]);
-  site.additional_domains.forEach((domain, index) => {
-    if (!fields.has(domain)) fields.set(domain, `additional_domains.${index}`);
-  });
+/** A domain of a site, stored in lower case, with the field that names it. */
+interface NamedDomain {
+  domain: string;
+  field: string;
+}
+
+/**
+ * Every domain a site names (in lower case), each once, with its field; from a site not yet
+ * checked, only those written as a host name could be: text, at a field `skip` does not refuse.
+ */
+export function domainsOf(
+  site: { domain?: unknown; additional_domains?: unknown },
+  skip: (field: string) => boolean = () => false,
+): NamedDomain[] {
+  const fields = new Map<string, string>();
+  const add = (domain: unknown, field: string) => {
+    if (typeof domain !== "string" || skip(field)) return;
+    const lower = domain.toLowerCase();
+    if (!fields.has(lower)) fields.set(lower, field);
+  };
+  add(site.domain, "domain");
+  if (Array.isArray(site.additional_domains) && !skip("additional_domains")) {
+    site.additional_domains.forEach((domain, index) => add(domain, `additional_domains.${index}`));
+  }
   return [...fields].map(([domain, field]) => ({ domain, field }));
 }
 
-/** 409 when another site of the workspace has one of the site's domains (naming it and the field). */
-export async function assertDomainsFree(store: Store, workspaceId: string, site: SiteConfig) {
-  const domains = domainsOf(site);
+/**
+ * A conflict problem for each of `domains` that another site of the workspace holds (`siteId`'s
+ * own are its to keep), naming the domain, its field and the site holding it.
+ */
+export async function domainConflicts(
+  store: Store,
+  workspaceId: string,
+  domains: readonly NamedDomain[],
+  siteId?: string,
+): Promise<Problem[]> {
   const owners = await store.sites.domainOwners(
     workspaceId,
     domains.map((d) => d.domain),
-    site.site_id,
+    siteId,
   );
-  const taken = domains.find(({ domain }) => owners.some((owner) => owner.domain === domain));
-  if (taken === undefined) return;
-  const owner = owners.find((o) => o.domain === taken.domain)?.site_id;
-  throw domainTaken(taken.domain, taken.field, owner);
+  return domains.flatMap(({ domain, field }) => {
+    const owner = owners.find((o) => o.domain === domain)?.site_id;
+    return owner === undefined ? [] : [domainTaken(domain, field, owner)];
+  });
+}
+
+/** 409 when other sites of the workspace have some of the site's domains, naming each. */
+export async function assertDomainsFree(store: Store, workspaceId: string, site: SiteConfig) {
+  const conflicts = await domainConflicts(store, workspaceId, domainsOf(site), site.site_id);
+  if (conflicts.length > 0) throw problemsError(conflicts);
 }
 
 /** Records the site's domains as its own; a writer that raced to one first makes this 409. */
@@ -43,12 +75,17 @@ export async function claimDomains(store: Store, workspaceId: string, site: Site
     );
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    throw domainTaken(domains[0]?.domain ?? site.domain, "domain");
+    const { domain, field } = domains[0] ?? { domain: site.domain, field: "domain" };
+    throw errors.conflict(`Domain ${domain} already belongs to another site of this workspace`, {
+      field,
+      domain,
+    });
   }
 }
 
-const domainTaken = (domain: string, field: string, owner?: string) =>
-  errors.conflict(
-    `Domain ${domain} already belongs to ${owner === undefined ? "another site" : `site '${owner}'`} of this workspace`,
-    { field, domain, ...(owner === undefined ? {} : { site_id: owner }) },
-  );
+const domainTaken = (domain: string, field: string, owner: string): Problem => ({
+  field,
+  message: `Domain ${domain} already belongs to site '${owner}' of this workspace`,
+  kind: "conflict",
+  details: { domain, site_id: owner },
+});

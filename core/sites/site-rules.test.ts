@@ -68,6 +68,8 @@ describe("site rules with the built-in adapter plugins", () => {
           field: "adapter.config.baseUrl",
           message:
             "adapter.config.baseUrl must use https:// (plain http is allowed only for localhost and 127.0.0.1)",
+          code: "validation_failed",
+          plugin: "adapter-rest",
         },
       ]);
       expect(error.details.plugin).to.equal("adapter-rest");
@@ -101,6 +103,8 @@ describe("site rules with the built-in adapter plugins", () => {
           field: "adapter.config.baseUrl",
           message:
             "adapter.config.baseUrl must be an absolute http(s) URL such as https://api.example.com/v1 (a port from 1 to 65535)",
+          code: "invalid_request",
+          plugin: "adapter-rest",
         },
       ]);
       expect(error.details.plugin).to.equal("adapter-rest");

@@ -49,7 +49,7 @@ export class SiteRules {
     const site = copy as Record<string, unknown>;
     const rules = [
       ...this.adapterProblems(site.adapter, reported),
-      ...checkReferences(site).map((p) => ({ ...p, businessRule: true })),
+      ...checkReferences(site).map((p) => ({ ...p, kind: "rule" as const })),
       ...this.industryProblems(site.industry),
       ...this.voiceProblems(site.voice),
     ];
@@ -64,6 +64,14 @@ export class SiteRules {
   accept<T>(schema: SiteSchema, data: unknown): T {
     const problems = this.problems(schema, data);
     if (problems.length > 0) throw problemsError(problems);
+    return this.complete<T>(schema, data);
+  }
+
+  /**
+   * `data`, which `problems` found none in, with its defaults filled in (see accept). The caller
+   * must own `data`.
+   */
+  complete<T>(schema: SiteSchema, data: unknown): T {
     const site = validateBody<T>(schema, data);
     const adapter = asRecord((site as { adapter?: unknown }).adapter);
     if (typeof adapter?.type === "string" && adapter.config !== undefined) {
@@ -93,7 +101,7 @@ export class SiteRules {
         {
           field: "adapter.type",
           message: `no adapter plugin serves type "${record.type}"; known: ${known.join(", ")}`,
-          businessRule: true,
+          kind: "rule",
           details: { reason: "unknown_adapter_type", known_types: known },
         },
       ];
@@ -139,7 +147,7 @@ export class SiteRules {
       {
         field: "industry",
         message: `no template for industry "${industry}"; known: ${known}`,
-        businessRule: true,
+        kind: "rule",
       },
     ];
   }
@@ -154,7 +162,7 @@ export class SiteRules {
       {
         field: "voice",
         message: `"${voice}" is not a voice of the ${voices.provider} voice provider; use one of ${voices.names.join(", ")}`,
-        businessRule: true,
+        kind: "rule",
         details: { voices: [...voices.names] },
       },
     ];

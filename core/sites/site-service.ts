@@ -11,9 +11,11 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { KeyRing } from "../security/secret-box.ts";
 import type { SiteCursor } from "../store/repos/sites-repo.ts";
 import type { Store } from "../store/store.ts";
-import { validateBody } from "../validation/schema-validator.ts";
+import { problemsError } from "../validation/problems-error.ts";
+import { schemaProblems } from "../validation/schema-validator.ts";
 import { SiteAccess } from "./site-access.ts";
 import type { SiteCache } from "./site-cache.ts";
+import { SiteChecker } from "./site-checker.ts";
 import {
   SiteCodec,
   versionView,
@@ -79,6 +81,7 @@ export class SiteService {
   private readonly rules: SiteRules;
   private readonly codec: SiteCodec;
   private readonly access: SiteAccess;
+  private readonly checker: SiteChecker;
   private readonly writer: SiteWriter;
 
   constructor(parts: SiteServiceParts) {
@@ -87,10 +90,12 @@ export class SiteService {
     this.cache = parts.cache;
     this.codec = new SiteCodec(parts.ring);
     this.access = new SiteAccess(parts.store, parts.cache);
+    this.checker = new SiteChecker(parts.store, parts.rules);
     this.writer = new SiteWriter({
       ...parts,
       codec: this.codec,
       access: this.access,
+      checker: this.checker,
       now: parts.now ?? Date.now,
     });
   }
@@ -154,7 +159,8 @@ export class SiteService {
 
   /**
    * Replaces the top-level fields given in `body` (a field set to null is removed where the schema
-   * allows it). A masked secret sent back means "unchanged". No change, no new version.
+   * allows it). A masked secret sent back means "unchanged". No change, no new version. The
+   * patch's own problems are listed with those of the site it makes, so one answer has them all.
    */
   async patch(
     principal: Principal,
@@ -162,16 +168,20 @@ export class SiteService {
     body: unknown,
     source: ChangeSource = "api",
   ): Promise<SiteView> {
-    const changes = validateBody<Record<string, unknown>>("site-patch", structuredClone(body));
-    const { site } = await this.writer.change(principal, siteId, source, (current) => {
+    const changes = structuredClone(body);
+    const problems = schemaProblems("site-patch", changes);
+    if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
+      throw problemsError(problems);
+    }
+    const merge = (current: SiteConfig) => {
       const merged: Record<string, unknown> = { ...current };
       for (const [field, value] of Object.entries(changes)) {
         if (value === null) delete merged[field];
         else merged[field] = value;
       }
       return merged;
-    });
-    return site;
+    };
+    return (await this.writer.change(principal, siteId, source, merge, { earlier: problems })).site;
   }
 
   /**
@@ -202,7 +212,8 @@ export class SiteService {
         await this.access.ownedOrAbsent(principal, siteId);
       }
     }
-    const complete = this.rules.accept<SiteConfig>("site-create", whole);
+    const scope = { workspaceId: principal.workspaceId, siteId };
+    const complete = await this.checker.accept<SiteConfig>("site-create", whole, scope);
     const { site, changed } = await this.writer.change(
       principal,
       siteId,
@@ -217,17 +228,20 @@ export class SiteService {
   async plan(principal: Principal, siteId: string, body: unknown): Promise<SitePlan> {
     const whole = wholeSite(siteId, body);
     const existing = await this.access.ownedOrAbsent(principal, siteId);
+    const scope = { workspaceId: principal.workspaceId, siteId };
     if (existing === undefined) {
       if (principal.siteIds !== undefined) throw cannotCreate();
-      const site = storedShape(this.rules, whole);
+      const site = normalizeSite(
+        await this.checker.accept<SiteConfig>("site-create", whole, scope),
+      );
       await assertRoomForSite(this.store, principal.workspaceId);
       await assertDomainsFree(this.store, principal.workspaceId, site);
       const changes = diffSites({}, site);
       return { site_id: siteId, action: "create", version: null, source: null, changes };
     }
     const current = this.codec.decode(existing);
-    const checked = this.rules.accept<SiteConfig>("site-create", whole);
-    const site = this.writer.prepare(siteId, checked, current);
+    const checked = await this.checker.accept<SiteConfig>("site-create", whole, scope);
+    const site = await this.writer.prepare(scope, checked, current);
     await assertDomainsFree(this.store, principal.workspaceId, site);
     const unchanged = this.codec.hash(site) === existing.content_hash;
     const [latest] = await this.store.sites.listVersions(siteId, { limit: 1 });

@@ -13,21 +13,26 @@ import { newCrawlRow } from "../store/repos/crawls-repo.ts";
 import type { SiteRow } from "../store/repos/sites-repo.ts";
 import { isUniqueViolation } from "../store/store-errors.ts";
 import type { Store } from "../store/store.ts";
+import { truncateWal } from "../store/wal-truncation.ts";
 import { SITES_PER_PLAN } from "./plan-limits.ts";
 import { duplicateSiteId, type SiteAccess } from "./site-access.ts";
 import type { SiteCache } from "./site-cache.ts";
+import type { SiteChecker } from "./site-checker.ts";
 import type { ChangeSource, SiteCodec, SiteView } from "./site-codec.ts";
 import { assertDomainsFree, claimDomains } from "./site-domains.ts";
 import type { SiteRules } from "./site-rules.ts";
 import { keepMaskedSecrets, MaskedSecretError } from "./site-secrets.ts";
 import { purgeSiteUsage } from "./site-usage-purge.ts";
 import type { SiteConfig } from "./site-types.ts";
+import type { Problem } from "../validation/problems-error.ts";
 
 export interface SiteWriterParts {
   store: Store;
   codec: SiteCodec;
   access: SiteAccess;
   rules: SiteRules;
+  /** Judges a whole site for every problem at once, domains included. */
+  checker: SiteChecker;
   cache: SiteCache;
   events: EventBus;
   now: () => number;
@@ -39,9 +44,12 @@ export class SiteWriter {
   /** A new site, version 1; 403 for a key limited to some sites, 409 for a taken id or domain. */
   async create(principal: Principal, body: unknown, source: ChangeSource): Promise<SiteView> {
     if (principal.siteIds !== undefined) throw cannotCreate();
-    const input = this.parts.rules.accept<SiteConfig>(
+    const { value, problems } = keepSecrets(structuredClone(body) as object, {}, false);
+    const input = await this.parts.checker.accept<SiteConfig>(
       "site-create",
-      keepSecrets(structuredClone(body) as { adapter?: unknown }, {}, false),
+      value,
+      { workspaceId: principal.workspaceId },
+      problems,
     );
     const { site_id: given, ...fields } = input;
     const siteId = given ?? newId("site");
@@ -80,15 +88,16 @@ export class SiteWriter {
 
   /**
    * The one write path of an existing site: `next` turns the current config (secrets opened)
-   * into the new one, which is validated whole. No change, no new version. With `ifVersion`,
-   * only a site still at that version is changed (409 otherwise), never one changed since.
+   * into the new one, which is validated whole, and refused with `options.earlier` problems (a
+   * patch's own) listed first. No change, no new version. With `ifVersion`, only a site still at
+   * that version is changed (409 otherwise), never one changed since.
    */
   async change(
     principal: Principal,
     siteId: string,
     source: ChangeSource,
     next: (current: SiteConfig) => object,
-    options: { ifVersion?: number } = {},
+    options: { ifVersion?: number; earlier?: readonly Problem[] } = {},
   ): Promise<{ site: SiteView; changed: boolean }> {
     const { codec, access } = this.parts;
     for (let attempt = 0; ; attempt++) {
@@ -99,7 +108,8 @@ export class SiteWriter {
         );
       }
       const current = codec.decode(row);
-      const site = this.prepare(siteId, next(current), current);
+      const scope = { workspaceId: principal.workspaceId, siteId };
+      const site = await this.prepare(scope, next(current), current, options.earlier ?? []);
       const columns = codec.columns(site);
       if (columns.content_hash === row.content_hash)
         return { site: codec.view(row), changed: false };
@@ -132,7 +142,8 @@ export class SiteWriter {
 
   /**
    * Deletes the site and its versions, with `site.deleted` in the same transaction, then its
-   * usage data (site-usage-purge.ts), the events still batched for it first.
+   * usage data (site-usage-purge.ts), the events still batched for it first; then takes what its
+   * visitors said out of SQLite's log (wal-truncation.ts).
    */
   async delete(principal: Principal, siteId: string): Promise<void> {
     const row = await this.parts.access.owned(principal, siteId);
@@ -149,18 +160,28 @@ export class SiteWriter {
     await this.parts.cache.changed(siteId);
     await this.parts.events.flush();
     await purgeSiteUsage(this.parts.store, siteId);
+    await truncateWal(this.parts.store.db);
   }
 
   /**
    * `proposed` made ready to store: masked secrets sent back replaced by the `current` ones (only
-   * while their destination is the same), then checked whole by the site rules and normalized.
+   * while their destination is the same), then checked whole (every problem at once, `earlier`
+   * ones first) and normalized.
    */
-  prepare(siteId: string, proposed: object, current: SiteConfig): SiteConfig {
-    const incoming = { ...proposed, site_id: siteId } as { adapter?: unknown };
+  async prepare(
+    scope: { workspaceId: string; siteId: string },
+    proposed: object,
+    current: SiteConfig,
+    earlier: readonly Problem[] = [],
+  ): Promise<SiteConfig> {
+    const incoming = { ...proposed, site_id: scope.siteId } as { adapter?: unknown };
     const same = this.parts.rules.sameDestination(incoming.adapter, current.adapter);
-    return normalizeSite(
-      this.parts.rules.accept<SiteConfig>("site", keepSecrets(incoming, current, same)),
-    );
+    const { value, problems } = keepSecrets(incoming, current, same);
+    const site = await this.parts.checker.accept<SiteConfig>("site", value, scope, [
+      ...earlier,
+      ...problems,
+    ]);
+    return normalizeSite(site);
   }
 }
 
@@ -182,17 +203,21 @@ export async function assertRoomForSite(store: Store, workspaceId: string): Prom
   );
 }
 
-/** keepMaskedSecrets, its refusal answered as 422 naming the secret's field. */
+/**
+ * keepMaskedSecrets, its refusal a business-rule problem (422) naming the secret's field, listed
+ * with the site's other problems; the value is then `incoming` as sent.
+ */
 function keepSecrets<T extends { adapter?: unknown }>(
   incoming: T,
   stored: { adapter?: unknown },
   sameDestination: boolean,
-): T {
+): { value: T; problems: Problem[] } {
   try {
-    return keepMaskedSecrets(incoming, stored, sameDestination);
+    return { value: keepMaskedSecrets(incoming, stored, sameDestination), problems: [] };
   } catch (error) {
     if (!(error instanceof MaskedSecretError)) throw error;
-    throw errors.validationFailed(error.message, { field: error.field, reason: error.reason });
+    const { field, message, reason } = error;
+    return { value: incoming, problems: [{ field, message, kind: "rule", details: { reason } }] };
   }
 }
 

@@ -15,6 +15,9 @@ import { migrationSource } from "./migrations/index.ts";
 // in a double, so read it as a number like the other two drivers do.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** How long a statement waits for another process's lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 export interface Database {
   knex: Knex;
   client: DatabaseClient;
@@ -51,6 +54,9 @@ export function openDatabase(database: Settings["database"], logger?: DatabaseLo
           afterCreate: (conn: BetterSqliteConnection, done: (err?: Error) => void) => {
             reusePreparedStatements(conn);
             conn.pragma("foreign_keys = ON");
+            // Deleted rows are overwritten with zeros, not only marked free: an erasure leaves
+            // no visitor's words in the file's free space (wal-truncation.ts empties the log).
+            conn.pragma("secure_delete = ON");
             if (filename !== ":memory:") {
               conn.pragma("journal_mode = WAL");
               // A commit is in the WAL before it is acknowledged: it survives the process
@@ -62,7 +68,7 @@ export function openDatabase(database: Settings["database"], logger?: DatabaseLo
               // new file began with FULL: set here, it is the same from the first write on.
               conn.pragma("synchronous = NORMAL");
             }
-            conn.pragma("busy_timeout = 5000");
+            conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
             done();
           },
         },

@@ -39,7 +39,7 @@ export type IdPrefix =
   | "uth"
   | "cus";
 
-/** A prefixed, time-sortable id (DECISIONS.md): `site_01jd…`, lower case so it is a valid site_id. */
+/** A prefixed, time-sortable id (the API reference): `site_01jd…`, lower case so it is a valid site_id. */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }

@@ -21,6 +21,7 @@ import { WebhookDeliveriesRepo } from "./repos/webhook-deliveries-repo.ts";
 import { WebhookHealthRepo } from "./repos/webhook-health-repo.ts";
 import { WebhookEndpointsRepo } from "./repos/webhook-endpoints-repo.ts";
 import { WorkspacesRepo } from "./repos/workspaces-repo.ts";
+import { WorkspaceSecretsRepo } from "./repos/workspace-secrets-repo.ts";
 import { UserDataRepo } from "./repos/user-data-repo.ts";
 import { AccountsRepo } from "./repos/accounts-repo.ts";
 import { VisitorDataRepo } from "./repos/visitor-data-repo.ts";
@@ -28,6 +29,7 @@ import { OAuthRepo } from "./repos/oauth-repo.ts";
 
 export class Store {
   readonly workspaces: WorkspacesRepo;
+  readonly workspaceSecrets: WorkspaceSecretsRepo;
   readonly apiKeys: ApiKeysRepo;
   readonly sites: SitesRepo;
   readonly deletedSites: DeletedSitesRepo;
@@ -54,6 +56,7 @@ export class Store {
     executor: Knex = db.knex,
   ) {
     this.workspaces = new WorkspacesRepo(executor);
+    this.workspaceSecrets = new WorkspaceSecretsRepo(executor, db.client);
     this.apiKeys = new ApiKeysRepo(executor);
     this.sites = new SitesRepo(executor);
     this.deletedSites = new DeletedSitesRepo(executor, db.client);
@@ -67,7 +70,7 @@ export class Store {
     this.leads = new LeadsRepo(executor, db.client);
     this.webhookEndpoints = new WebhookEndpointsRepo(executor);
     this.webhookDeliveries = new WebhookDeliveriesRepo(executor);
-    this.webhookHealth = new WebhookHealthRepo(executor);
+    this.webhookHealth = new WebhookHealthRepo(executor, db.client);
     this.crawls = new CrawlsRepo(executor, db.client);
     this.siteIntelligence = new SiteIntelligenceRepo(executor);
     this.userData = new UserDataRepo(executor, db.client);

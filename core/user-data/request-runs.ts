@@ -5,6 +5,7 @@
 import { open, seal, type KeyRing } from "../security/secret-box.ts";
 import type { UserDataRequestRow } from "../store/repos/user-data-repo.ts";
 import type { Store } from "../store/store.ts";
+import { truncateWal } from "../store/wal-truncation.ts";
 import { eraseVisitor } from "./erasure.ts";
 import { exportDocument } from "./export-document.ts";
 
@@ -53,7 +54,11 @@ export async function runExport(run: RunParts, row: UserDataRequestRow): Promise
   });
 }
 
-export async function runErasure(run: RunParts, row: UserDataRequestRow): Promise<void> {
+/**
+ * The erasure, committed, then taken out of SQLite's log (wal-truncation.ts): whether that log is
+ * empty now (false when another process's read held it; the sweep tries again).
+ */
+export async function runErasure(run: RunParts, row: UserDataRequestRow): Promise<boolean> {
   const fingerprint = open(run.ring, row.subject as string);
   await run.store.transaction(async (tx) => {
     const at = run.now();
@@ -65,6 +70,7 @@ export async function runErasure(run: RunParts, row: UserDataRequestRow): Promis
     );
     await finishOrUndo(tx, row.id, { status: "done", at, result: { ...counts } });
   });
+  return truncateWal(run.store.db);
 }
 
 /**

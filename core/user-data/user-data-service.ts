@@ -28,6 +28,7 @@ import type {
   UserDataStatus,
 } from "../store/repos/user-data-repo.ts";
 import type { Store } from "../store/store.ts";
+import { truncateOwedWal } from "../store/wal-truncation.ts";
 import { keysetPage } from "../util/keyset-page.ts";
 import { messageOf } from "../util/message-of.ts";
 import { alertOwner } from "./deadline-alerts.ts";
@@ -40,7 +41,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** SPEC.md's delivery deadlines. */
+/** The API reference's delivery deadlines. */
 export const DEADLINE_MS: Record<UserDataKind, number> = { export: 30 * DAY, delete: 72 * HOUR };
 /** When an open request is alerted on: a quarter of the way to its deadline at most. */
 export const ALERT_AFTER_MS: Record<UserDataKind, number> = { export: 7 * DAY, delete: 18 * HOUR };
@@ -212,7 +213,12 @@ export class UserDataService {
     try {
       const run = { store, ring: this.parts.ring, now: this.now };
       if (row.kind === "export") await runExport(run, row);
-      else await runErasure(run, row);
+      else if (!(await runErasure(run, row))) {
+        logger.warn(
+          { request_id: id, site_id: row.site_id },
+          "erased data stays in the SQLite write-ahead log while another process reads; the sweep truncates it again",
+        );
+      }
       logger.info(
         { request_id: id, type: row.kind, site_id: row.site_id },
         "user-data request done",
@@ -231,10 +237,12 @@ export class UserDataService {
 
   /**
    * The sweep job: runs the due requests, raises the alerts due, fails what passed its deadline,
-   * and deletes the export documents whose link expired.
+   * deletes the export documents whose link expired, and truncates SQLite's log if an erasure or
+   * a site's deletion could not (wal-truncation.ts).
    */
   async sweep(): Promise<{ ran: number; alerted: number; failed: number; expired: number }> {
     const { store } = this.parts;
+    await truncateOwedWal(store.db);
     const due = await store.userData.due(this.now(), SWEEP_RUNS);
     for (const id of due) await this.run(id);
     let failed = 0;

@@ -131,10 +131,12 @@ describe("validateBody", () => {
           field: "adapter.collections.9lives",
           message:
             "The name \"9lives\" in adapter.collections must be a collection name of letters, digits and '_', not starting with a digit (at most 64)",
+          code: "invalid_request",
         },
         {
           field: "adapter.collections.9lives.source",
           message: "adapter.collections.9lives.source is required",
+          code: "invalid_request",
         },
       ]);
     });
@@ -164,12 +166,17 @@ describe("validateBody", () => {
         "business_name",
       );
       expect(error.details.errors).to.deep.equal([
-        { field: "business_name", message: "business_name is required" },
-        { field: "business_description", message: "business_description must be a string" },
+        { field: "business_name", message: "business_name is required", code: "invalid_request" },
+        {
+          field: "business_description",
+          message: "business_description must be a string",
+          code: "invalid_request",
+        },
         {
           field: "voice",
           message:
             "voice must be a voice name such as alloy (1 to 64 letters, digits, '_', '.' or '-')",
+          code: "invalid_request",
         },
       ]);
       expect(error.message).to.equal("business_name is required (and 2 more problems)");

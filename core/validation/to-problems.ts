@@ -45,8 +45,8 @@ export function toProblems(ajvErrors: ErrorObject[], prefix: readonly string[] =
   );
   // A business rule only means something for a well-formed value: when the same field also breaks
   // a shape rule, report the shape alone (so `ftp://x` is a 400, not also "must use https").
-  const malformed = new Set(problems.filter((p) => !p.businessRule).map((p) => p.field));
-  problems = problems.filter((p) => !(p.businessRule && malformed.has(p.field)));
+  const malformed = new Set(problems.filter((p) => p.kind === "shape").map((p) => p.field));
+  problems = problems.filter((p) => !(p.kind === "rule" && malformed.has(p.field)));
   const seen = new Set<string>();
   problems = problems.filter((p) => {
     const key = `${p.field}\n${p.message}`;
@@ -55,7 +55,10 @@ export function toProblems(ajvErrors: ErrorObject[], prefix: readonly string[] =
     return true;
   });
   // When the answer is 400, its message and `field` should be about a shape problem.
-  return [...problems.filter((p) => !p.businessRule), ...problems.filter((p) => p.businessRule)];
+  return [
+    ...problems.filter((p) => p.kind === "shape"),
+    ...problems.filter((p) => p.kind === "rule"),
+  ];
 }
 
 /**
@@ -122,7 +125,7 @@ function toProblem(
   return {
     field,
     message: `${subject} ${describe(error, params, parentSchema, otherBranchTypes)}`,
-    businessRule: parentSchema[ERROR_CODE_KEYWORD] === "validation_failed",
+    kind: parentSchema[ERROR_CODE_KEYWORD] === "validation_failed" ? "rule" : "shape",
   };
 }
 

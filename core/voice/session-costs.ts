@@ -1,6 +1,6 @@
 /**
  * The cost of a session whose calls the service controlled, worked out about a minute after the
- * session ends (SPEC.md "Usage event cost"), from the usage the provider confirmed for each
+ * session ends (the API reference, "Usage event cost"), from the usage the provider confirmed for each
  * response (call_usage) and the prices of its model (prices.ts): written on the session's
  * `session_end` event and its rollup once (EventBus.addSessionCost), then `conversation.ended` is
  * recorded with it, once. A model without prices leaves the cost unknown: the event goes without

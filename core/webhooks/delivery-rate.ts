@@ -1,5 +1,5 @@
 /**
- * At most 100 deliveries per second per endpoint, across every instance (SPEC.md "Limits"). A
+ * At most 100 deliveries per second per endpoint, across every instance (the API reference, "Limits"). A
  * sliding log of send times per endpoint: a send is allowed when fewer than the limit were allowed
  * in the window before it. With Redis it is one sorted set per endpoint, changed by a script that
  * reads Redis's clock, so every instance counts the same sends by the same clock; without Redis

@@ -40,7 +40,7 @@ export interface DeliveryParts {
   userAgent?: string;
 }
 
-/** The body every attempt of a delivery of `event` posts (SPEC.md "Payload shape"). */
+/** The body every attempt of a delivery of `event` posts (the API reference, "Payload shape"). */
 export function deliveryBody(event: ServiceEventRow, ring: KeyRing): Buffer {
   const opened = openServiceEvent(event, ring);
   return Buffer.from(
@@ -155,6 +155,7 @@ export class Delivery {
     };
     const outcome = this.outcome(row, attempt, result);
     const disabled = await this.parts.store.transaction(async (tx) => {
+      await tx.webhookHealth.lockEndpoint(endpoint.id);
       if (!(await tx.webhookDeliveries.recordAttempt(attempt, owner, outcome))) return undefined;
       return recordHealth(tx, endpoint, at, result, outcome);
     });

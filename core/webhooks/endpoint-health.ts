@@ -1,5 +1,5 @@
 /**
- * An endpoint's health after each attempt (DECISIONS.md "Webhooks"): a success clears its run of
+ * An endpoint's health after each attempt (the API reference, "Webhooks"): a success clears its run of
  * failures; a failure lengthens it, and the endpoint is disabled when every attempt failed for 24
  * hours or 50 in a row, or at once when the receiver answers 410 Gone. An endpoint that alternates
  * success and failure never reaches either. A 429 or 503 with Retry-After pauses the endpoint that

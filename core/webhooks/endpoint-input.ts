@@ -34,7 +34,7 @@ function checked<T>(schema: SchemaName, body: unknown, rules: InputRules): T {
   const url = isRecord(data) ? data.url : undefined;
   if (typeof url === "string" && !problems.some((problem) => problem.field === "url")) {
     const message = urlProblem(url, rules);
-    if (message !== undefined) problems.push({ field: "url", message, businessRule: false });
+    if (message !== undefined) problems.push({ field: "url", message, kind: "shape" });
   }
   if (problems.length > 0) throw problemsError(problems);
   return data as T;

@@ -1,7 +1,7 @@
 /**
- * The event types an endpoint may subscribe to (SPEC.md "Event types", shipped and reserved), and
- * how a recorded event finds its subscribers: `session.ended` is the name SPEC.md's examples use
- * for `conversation.ended`, so a subscription to either receives it (DECISIONS.md "Webhooks").
+ * The event types an endpoint may subscribe to (the API reference, "Event types", shipped and reserved), and
+ * how a recorded event finds its subscribers: `session.ended` is the name the API reference's examples use
+ * for `conversation.ended`, so a subscription to either receives it (the API reference, "Webhooks").
  * `webhook.test` is never subscribed to; it goes only to the endpoint a test is asked of.
  */
 export const SHIPPED_EVENT_TYPES = [

@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (SPEC.md "Delivery semantics"): after 1 minute, then 5
+ * When a failed delivery is tried again (the API reference, "Delivery semantics"): after 1 minute, then 5
  * minutes, 30 minutes, 2 hours, 6 hours and 12 hours, each delay counted from the attempt before
  * and lengthened by up to a tenth at random, so that receivers coming back from an outage are not
  * hit by every retry at once. Seven attempts fit in 24 hours; a delivery whose next attempt would

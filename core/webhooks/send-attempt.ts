@@ -9,7 +9,7 @@ import type { GuardedRequest } from "../security/guarded-request.ts";
 import { outboundRefusal } from "../security/outbound-policy.ts";
 import { retryAfterMs } from "./retry-schedule.ts";
 
-/** The receiver must answer within this (SPEC.md "Limits"). */
+/** The receiver must answer within this (the API reference, "Limits"). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** The start of an answer kept in the attempt log. */
 export const RESPONSE_BODY_KEPT = 2_048;

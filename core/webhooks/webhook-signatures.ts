@@ -1,5 +1,5 @@
 /**
- * How a webhook delivery is signed (SPEC.md "Webhook signatures", DECISIONS.md "Webhooks"): two
+ * How a webhook delivery is signed (the API reference, "Webhooks"): two
  * header sets over the same raw body, so a receiver can check either with an off-the-shelf
  * verifier.
  *
@@ -15,7 +15,7 @@ import crypto from "node:crypto";
 
 /** The prefix of a webhook secret as shown, as Standard Webhooks writes its secrets. */
 const SECRET_PREFIX = "whsec_";
-/** Random bytes in a new secret (DECISIONS.md: 24 to 32). */
+/** Random bytes in a new secret (the API reference: 24 to 32). */
 const SECRET_BYTES = 32;
 
 /** A new webhook secret: `whsec_` and the base64 of 32 random bytes. Shown once, then sealed. */

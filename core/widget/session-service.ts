@@ -2,7 +2,7 @@
  * Widget sessions: minted by the token endpoint, each with a 32-byte signing secret that every
  * later call signs its body with. The secret is stored sealed, so every instance can verify a
  * session another one minted. A session lives 30 minutes without a signed call and 2 hours at
- * most (DECISIONS.md); after that, as for an unknown session or a wrong signature, the answer is
+ * most (the API reference); after that, as for an unknown session or a wrong signature, the answer is
  * the same 401 invalid_signature, so a caller learns nothing from which it was.
  */
 import crypto from "node:crypto";
@@ -14,6 +14,9 @@ import { inBatches } from "../store/in-batches.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { ControlledSession } from "../host/call-control.ts";
 import type { Store } from "../store/store.ts";
+import { VisitorIds, type Visitor } from "./visitor-ids.ts";
+
+export type { Visitor } from "./visitor-ids.ts";
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_MAX_MS = 2 * 60 * 60_000;
@@ -25,11 +28,6 @@ const CACHE_SIZE = 10_000;
 
 const SESSION_ID = /^sess_[0-9a-z]{26}$/;
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
-
-export interface Visitor {
-  ip: string;
-  userAgent: string;
-}
 
 interface Held {
   row: SessionRow;
@@ -43,7 +41,8 @@ interface Held {
 export class SessionService {
   /** The most recently used sessions, their secrets opened; the least recent leave first. */
   private readonly held: LRUCache<string, Held>;
-  private readonly fingerprintKey: Buffer;
+  private readonly visitorIds: VisitorIds;
+  private readonly ipKey: Buffer;
 
   constructor(
     private readonly store: Store,
@@ -57,18 +56,20 @@ export class SessionService {
       ttl: SESSION_IDLE_MS,
       updateAgeOnGet: true,
     });
+    this.visitorIds = new VisitorIds(store, ring, now);
+    // The hashed IP never leaves the service (and is kept an hour): one key serves every site.
     const primary = ring.keys.get(ring.primaryId) as Buffer;
-    this.fingerprintKey = Buffer.from(
+    this.ipKey = Buffer.from(
       crypto.hkdfSync("sha256", primary, "", "sitevoice visitor fingerprint", 32),
     );
   }
 
   /**
-   * A salted hash of IP and user agent: links one visitor's sessions on one device without
-   * keeping either. The salt derives from the master key, so all instances agree.
+   * The visitor's ID in the workspace (visitor-ids.ts): links one visitor's sessions on one
+   * device across the workspace's sites without keeping their IP or user agent.
    */
-  fingerprint(visitor: Visitor): string {
-    return this.hmac(`${visitor.ip}\n${visitor.userAgent}`);
+  fingerprint(workspaceId: string, visitor: Visitor): Promise<string> {
+    return this.visitorIds.of(workspaceId, visitor);
   }
 
   async create(
@@ -84,8 +85,8 @@ export class SessionService {
       site_id: site.site_id,
       workspace_id: site.workspace_id,
       signing_secret: seal(this.ring, signingSecret),
-      user_fingerprint: this.fingerprint(visitor),
-      ip_hash: this.hmac(`ip:${visitor.ip}`),
+      user_fingerprint: await this.fingerprint(site.workspace_id, visitor),
+      ip_hash: crypto.createHmac("sha256", this.ipKey).update(`ip:${visitor.ip}`).digest("hex"),
       page_url: pageUrl ?? null,
       created_at: at,
       last_seen_at: at,
@@ -154,7 +155,7 @@ export class SessionService {
     if (held !== undefined) held.row = { ...held.row, provider_session: json };
   }
 
-  /** Drops IP hashes older than an hour (SPEC.md retention), `batch` at a time; how many. */
+  /** Drops IP hashes older than an hour (the API reference's retention), `batch` at a time; how many. */
   forgetIps(batch: number): Promise<number> {
     const before = this.now() - 60 * 60_000;
     return inBatches((limit) => this.store.sessions.forgetIps(before, limit), batch);
@@ -203,10 +204,6 @@ export class SessionService {
     };
     this.held.set(row.id, held);
     return held;
-  }
-
-  private hmac(text: string): string {
-    return crypto.createHmac("sha256", this.fingerprintKey).update(text).digest("hex");
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The built-in REST adapter (`type: rest`, SPEC.md "REST adapter"): searches a customer's JSON API
+ * The built-in REST adapter (`type: rest`, the API reference, "REST adapter"): searches a customer's JSON API
  * with GET requests only. In `querystring` mode the backend filters (DRF-style parameters, see
  * rest-query.ts); in `client-filter` mode one unfiltered GET fetches the collection and the search
  * runs in memory (`searchInMemory` of `sitevoice`), for small sources that cannot filter.

@@ -41,6 +41,9 @@ export const DEFAULT_BASE_URL = "https://api.openai.com";
 export const DEFAULT_MODEL = "gpt-realtime";
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** Why no session can be made without a key; it names the setting to set. */
+const NO_KEY = "no OpenAI API key is configured (set OPENAI_API_KEY)";
+
 /** A client secret with its session echo is a few kilobytes; far more is not OpenAI answering. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 /** OpenAI's own words are kept in messages (they name a bad voice or model), up to this length. */
@@ -70,10 +73,15 @@ export class OpenAiProvider implements VoiceProvider {
     this.#context = context;
   }
 
+  /** Without a key no session can be made: said before anyone presses a widget's button. */
+  unavailable(): string | undefined {
+    return this.#apiKey === undefined ? NO_KEY : undefined;
+  }
+
   async createSession(request: VoiceSessionRequest, options: SearchOptions): Promise<VoiceSession> {
     const apiKey = this.#apiKey;
     if (apiKey === undefined) {
-      throw new VoiceProviderUnavailable("no OpenAI API key is configured (set OPENAI_API_KEY)");
+      throw new VoiceProviderUnavailable(NO_KEY);
     }
     const body = {
       expires_after: { anchor: "created_at", seconds: request.expiresInSeconds },
@@ -116,8 +124,7 @@ export class OpenAiProvider implements VoiceProvider {
     options: SearchOptions,
   ): Promise<CallControl> {
     const apiKey = this.#apiKey;
-    if (apiKey === undefined)
-      throw new VoiceProviderUnavailable("no OpenAI API key is configured (set OPENAI_API_KEY)");
+    if (apiKey === undefined) throw new VoiceProviderUnavailable(NO_KEY);
     return controlOpenAiCall(
       callId,
       events,

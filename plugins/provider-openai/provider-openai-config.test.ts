@@ -59,6 +59,23 @@ describe("provider-openai", () => {
       expect(error.message).to.include("OPENAI_API_KEY");
     });
 
+    it("reports itself unavailable without a key, naming OPENAI_API_KEY", async () => {
+      const { type, config } = voiceProviderConfig(loadSettings({}));
+      const instance = await host.instance("voice-provider", type, config, "global");
+      expect(await instance.unavailable?.()).to.match(/OPENAI_API_KEY/);
+    });
+
+    it("reports nothing amiss with a key, without calling OpenAI", async () => {
+      const settings = loadSettings({
+        OPENAI_API_KEY: "sk-not-checked",
+        OPENAI_BASE_URL: standin.baseUrl,
+      });
+      const { type, config } = voiceProviderConfig(settings);
+      const instance = await host.instance("voice-provider", type, config, "global");
+      expect(await instance.unavailable?.()).to.equal(undefined);
+      expect(standin.requests).to.deep.equal([]);
+    });
+
     it("takes another provider's config from SITEVOICE_PLUGIN_CONFIG", () => {
       const settings = loadSettings({
         SITEVOICE_VOICE_PROVIDER: "acme-voice",

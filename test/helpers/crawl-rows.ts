@@ -3,7 +3,7 @@
  * queued, or run to an end (done with its pages, or failed); or none at all, as for a site made
  * before crawls existed (a site made now has its first crawl queued with it).
  */
-import type { CrawledPage } from "../../core/intelligence/crawler/crawl-types.ts";
+import type { CrawledPage, CrawlError } from "../../core/intelligence/crawler/crawl-types.ts";
 import { newCrawlRow, type CrawlRow } from "../../core/store/repos/crawls-repo.ts";
 import type { Store } from "../../core/store/store.ts";
 
@@ -17,11 +17,20 @@ export async function queuedCrawl(
   return crawl;
 }
 
-/** A crawl of `domain` queued, claimed and finished `status` (done with `pages`, or failed). */
+/**
+ * A crawl of `domain` queued, claimed and finished `status` (done with `pages`, or failed), with
+ * the `errors` it met (none unless given).
+ */
 export async function finishedCrawl(
   store: Store,
   siteId: string,
-  options: { domain: string; pages?: CrawledPage[]; status?: "done" | "failed"; at?: number },
+  options: {
+    domain: string;
+    pages?: CrawledPage[];
+    errors?: CrawlError[];
+    status?: "done" | "failed";
+    at?: number;
+  },
 ): Promise<CrawlRow> {
   const at = options.at ?? Date.now();
   const crawl = await queuedCrawl(store, siteId, at);
@@ -39,7 +48,7 @@ export async function finishedCrawl(
     finished_at: at,
     page_count: pages.length,
     pages: JSON.stringify(pages),
-    errors: "[]",
+    errors: JSON.stringify(options.errors ?? []),
   });
   if (!ended) throw new Error(`crawl ${crawl.id} of ${siteId} did not finish`);
   return (await store.crawls.get(crawl.id))!;

@@ -50,6 +50,6 @@ export async function captureLead(
   expect(res.status, res.text).to.equal(201);
   return {
     id: res.body.data.lead_id as string,
-    fingerprint: service.sessions.fingerprint(visitor),
+    fingerprint: session.user_fingerprint,
   };
 }

@@ -2,7 +2,7 @@
  * A stand-in for a customer's REST API, which the tests cannot reach for real. It follows Django
  * REST Framework's public conventions, the ones the REST adapter's querystring mode speaks:
  * django-filter lookups (`field=`, `field__gt=` …, `field__in=a,b`; `__contains` is
- * case-insensitive like `icontains`; `__neq` as DECISIONS.md adds it), SearchFilter on `q` (every
+ * case-insensitive like `icontains`; `__neq` as the service adds it), SearchFilter on `q` (every
  * whitespace- or comma-separated term must be in one of the search fields, case-insensitively),
  * OrderingFilter on `ordering`, and LimitOffsetPagination's `{count, next, previous, results}`.
  * Like django-filter in strict mode it answers 400 to an unknown filter or a value of the wrong

@@ -1,6 +1,8 @@
 /**
  * A real SMTP server (the `smtp-server` package) on a free port of 127.0.0.1 that keeps every
- * mail it is given: with `auth`, it takes only that user and password.
+ * mail it is given: with `auth`, it takes only that user and password; with `acceptAfterMs`, it
+ * holds each mail that long before accepting it, as a slow relay does, and tells `onAccepted`
+ * when it does.
  */
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
@@ -11,7 +13,17 @@ export interface Received {
   raw: string;
 }
 
-export async function smtpServer(auth?: { user: string; password: string }): Promise<{
+export interface SlowRelay {
+  /** How long each mail waits, once its data arrived, before the server accepts it. */
+  acceptAfterMs?: number;
+  /** Called as each mail is accepted (and kept in `received`). */
+  onAccepted?(mail: Received): void;
+}
+
+export async function smtpServer(
+  auth?: { user: string; password: string },
+  relay: SlowRelay = {},
+): Promise<{
   port: number;
   received: Received[];
   close(): Promise<void>;
@@ -31,12 +43,18 @@ export async function smtpServer(auth?: { user: string; password: string }): Pro
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        received.push({
+        const mail = {
           from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw: Buffer.concat(chunks).toString("utf8"),
-        });
-        callback();
+        };
+        const accept = () => {
+          received.push(mail);
+          relay.onAccepted?.(mail);
+          callback();
+        };
+        if (relay.acceptAfterMs === undefined) accept();
+        else setTimeout(accept, relay.acceptAfterMs);
       });
     },
   });

@@ -83,11 +83,16 @@ export async function seedVisitors(service: TestService): Promise<Seeded> {
     url: receiver.url,
     events: ["lead.captured", "lead.updated", "conversation.ended"],
   });
-  const visitors = VISITORS.map((v) => ({
-    ...v,
-    phoneDigits: v.phone.replace(/\D/g, ""),
-    fingerprint: service.sessions.fingerprint({ ip: v.ip, userAgent: v.userAgent }),
-  })) as [Visitor, Visitor];
+  const visitors = (await Promise.all(
+    VISITORS.map(async (v) => ({
+      ...v,
+      phoneDigits: v.phone.replace(/\D/g, ""),
+      fingerprint: await service.sessions.fingerprint(workspaceId, {
+        ip: v.ip,
+        userAgent: v.userAgent,
+      }),
+    })),
+  )) as [Visitor, Visitor];
   const key = await service.key(workspaceId, { scopes: ["sites:write"] });
   const owned: Owned[][] = [];
   let deliveries = 0;

@@ -7,6 +7,7 @@
  * official one on PostgreSQL.
  */
 import type { DatabaseTarget } from "../helpers/test-databases.ts";
+import { failReasonCases } from "./fail-reason-cases.ts";
 import { withJobsSuite } from "./jobs-suite.ts";
 import { lockCases } from "./lock-cases.ts";
 import { queryCases } from "./query-cases.ts";
@@ -25,6 +26,7 @@ export function jobsBackendConformance(target: DatabaseTarget): void {
       lockCases(suite);
       scheduleCases(suite);
       runnerCases(suite);
+      failReasonCases(suite);
       takeoverCases(suite);
     });
   });

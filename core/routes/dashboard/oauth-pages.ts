@@ -54,6 +54,10 @@ const NOTICES: Record<Outcome, { text: string; error?: true }> = {
     text: "Too many connection attempts: wait a few minutes and connect again.",
     error: true,
   },
+  cross_site: {
+    text: "Connecting must start from the Connect button on this page: the link you followed came from elsewhere.",
+    error: true,
+  },
   start_failed: {
     text: "Connecting could not start. Check the site's adapter and try again.",
     error: true,

@@ -5,12 +5,26 @@
  * one the API and `sitevoice validate` give. Fields the form has no control for (the adapter,
  * pronunciations, lead capture's fields) are kept as they are; the YAML editor reaches them.
  */
+import type { SchemaObject } from "ajv";
 import type { SiteView } from "../../sites/site-service.ts";
+import { schemaFor } from "../../validation/schema-validator.ts";
+import type { FormControls } from "./field-problems.ts";
 
 /** Text fields, sent as typed. */
 const TEXT = ["business_name", "business_description", "domain", "industry"] as const;
 /** Text fields that take their default when left empty. */
 const OPTIONAL_TEXT = ["timezone", "language", "voice", "personality"] as const;
+
+/**
+ * The site schema's default of each optional text field. A patch may not set them to null (their
+ * schema takes text only), so an emptied field is sent as its default.
+ */
+const DEFAULTS = Object.fromEntries(
+  OPTIONAL_TEXT.map((name) => [
+    name,
+    (schemaFor("site").properties?.[name] as SchemaObject).default,
+  ]),
+) as Record<(typeof OPTIONAL_TEXT)[number], string>;
 /** Lists, one item a line. */
 const LINES = [
   "additional_domains",
@@ -23,6 +37,40 @@ const LINES = [
 export const BUTTON_CHOICES = {
   positions: ["bottom-right", "bottom-left"],
   sizes: ["small", "medium", "large"],
+};
+
+/** The widget button's settings: fields of `appearance`, each a control of its own. */
+const APPEARANCE = ["color", "position", "size"] as const;
+
+/** The settings form's controls, by the name each sends. */
+const SETTINGS_NAMES: readonly string[] = [
+  ...TEXT,
+  ...OPTIONAL_TEXT,
+  ...LINES,
+  "transcript_retention_days",
+  "lead_capture",
+  ...APPEARANCE,
+];
+
+/** The settings form's controls; a problem inside a site field is drawn by its control. */
+export const SETTINGS_CONTROLS: FormControls = {
+  names: SETTINGS_NAMES,
+  controlOf: (field) => {
+    const [top = "", inner = ""] = field.split(".");
+    if (top === "appearance") return APPEARANCE.find((name) => name === inner);
+    return SETTINGS_NAMES.includes(top) ? top : undefined;
+  },
+};
+
+const CREATE_NAMES: readonly string[] = [...TEXT, "site_id"];
+
+/** The new-site form's controls. */
+export const CREATE_CONTROLS: FormControls = {
+  names: CREATE_NAMES,
+  controlOf: (field) => {
+    const top = field.split(".")[0] ?? "";
+    return CREATE_NAMES.includes(top) ? top : undefined;
+  },
 };
 
 export interface SiteFormFields {
@@ -64,7 +112,7 @@ export function siteFromForm(
   for (const name of TEXT) body[name] = text(form[name]).trim();
   for (const name of OPTIONAL_TEXT) {
     const value = text(form[name]).trim();
-    body[name] = value === "" ? null : value;
+    body[name] = value === "" ? DEFAULTS[name] : value;
   }
   for (const name of LINES) {
     body[name] = text(form[name])

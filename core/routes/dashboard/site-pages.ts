@@ -8,7 +8,14 @@ import { Router } from "express";
 import { knownAdapterTypes } from "../../sites/adapter-types.ts";
 import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { isSiteCursor, type SiteView } from "../../sites/site-service.ts";
-import { BUTTON_CHOICES, siteFormFields, siteFromForm } from "./site-form.ts";
+import { drawFieldProblems } from "./field-problems.ts";
+import {
+  BUTTON_CHOICES,
+  CREATE_CONTROLS,
+  SETTINGS_CONTROLS,
+  siteFormFields,
+  siteFromForm,
+} from "./site-form.ts";
 import { stringify } from "yaml";
 import {
   assertUnchanged,
@@ -48,8 +55,13 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
   router.post("/sites", inWorkspace, async (req, res) => {
     const { workspace, principal } = localsOf(res);
     const body = siteFromForm(req.body as Record<string, unknown>, { creating: true });
-    const site = await sites.create(principal, body, "dashboard");
-    toPage(res, `/dashboard/sites/${site.site_id}?workspace_id=${workspace.id}`);
+    try {
+      const site = await sites.create(principal, body, "dashboard");
+      toPage(res, `/dashboard/sites/${site.site_id}?workspace_id=${workspace.id}`);
+    } catch (error) {
+      const what = "The site was not added";
+      if (!drawFieldProblems(render, res, error, CREATE_CONTROLS, what)) throw error;
+    }
   });
 
   router.get("/sites/:id", inWorkspace, async (req, res) => {
@@ -75,7 +87,12 @@ export function sitePages(parts: SitePagesParts, render: Renderer): Router {
     const current = await sites.get(principal, siteId);
     assertUnchanged(req, current);
     const changes = siteFromForm(req.body as Record<string, unknown>, { current });
-    savedPage(render, res, current, await sites.patch(principal, siteId, changes, "dashboard"));
+    try {
+      savedPage(render, res, current, await sites.patch(principal, siteId, changes, "dashboard"));
+    } catch (error) {
+      const what = "The settings were not saved";
+      if (!drawFieldProblems(render, res, error, SETTINGS_CONTROLS, what)) throw error;
+    }
   });
 
   router.use(siteToolPages(parts, render));

@@ -19,6 +19,8 @@ import type { SiteService, SiteView } from "../../sites/site-service.ts";
 import { formatChange } from "../../sites/sync/sync-command.ts";
 import { MAX_SITE_FILE_BYTES } from "../../sites/yaml/site-file.ts";
 import { checkSiteText } from "../../sites/yaml/validate-sites.ts";
+import { tooDeepYamlAt } from "../../sites/yaml/yaml-depth.ts";
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from "../../validation/nesting-depth.ts";
 import { REFRESH_LIMIT } from "../crawls-routes.ts";
 import type { Renderer } from "./render.ts";
 import { inWorkspace, localsOf, toPage } from "./workspace-context.ts";
@@ -33,6 +35,8 @@ export interface SiteToolParts {
 
 /** Crawls the site page shows. */
 const CRAWLS_SHOWN = 5;
+/** A crawl's errors the site page lists (the API's crawl list has them all). */
+const CRAWL_ERRORS_SHOWN = 10;
 /** Versions the versions page shows at once. */
 const VERSIONS_PER_PAGE = 50;
 /** The longest YAML the editors take: a site file's own limit. */
@@ -87,6 +91,35 @@ export function savedPage(
   );
 }
 
+/**
+ * The adapter the editor holds, null when it is empty. It sits one level inside the site, so it
+ * may nest one level less than a site file: a deeper text is refused before it is composed (which
+ * recurses), as a site file is.
+ */
+function adapterFromYaml(text: string): unknown {
+  if (text.trim() === "") return null;
+  const levels = MAX_NESTING_DEPTH - 1;
+  const tooDeep = (where: object) =>
+    errors.invalidRequest(
+      `adapter nests lists and mappings more than ${levels} levels deep (the site around it is ` +
+        `one more level, and ${MAX_NESTING_DEPTH} in all is the most)`,
+      { field: "adapter", ...where },
+    );
+  const deep = tooDeepYamlAt(text, levels);
+  if (deep !== undefined) throw tooDeep(deep);
+  let adapter: unknown;
+  try {
+    adapter = parseYaml(text, { maxAliasCount: 100 });
+  } catch (error) {
+    throw errors.invalidRequest(`adapter is not valid YAML: ${(error as Error).message}`, {
+      field: "adapter",
+    });
+  }
+  // Aliases inside aliases may nest the value deeper than its text.
+  if (nestsDeeperThan(adapter, levels)) throw tooDeep({});
+  return adapter;
+}
+
 export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
   const router = Router();
   const { sites, crawls } = parts;
@@ -95,17 +128,7 @@ export function siteToolPages(parts: SiteToolParts, render: Renderer): Router {
 
   router.post("/sites/:id/adapter", inWorkspace, async (req, res) => {
     const { principal } = localsOf(res);
-    const text = textField(req, "adapter");
-    let adapter: unknown = null;
-    if (text.trim() !== "") {
-      try {
-        adapter = parseYaml(text, { maxAliasCount: 100 });
-      } catch (error) {
-        throw errors.invalidRequest(`adapter is not valid YAML: ${(error as Error).message}`, {
-          field: "adapter",
-        });
-      }
-    }
+    const adapter = adapterFromYaml(textField(req, "adapter"));
     const before = await sites.get(principal, siteIdOf(req));
     assertUnchanged(req, before);
     savedPage(
@@ -217,7 +240,11 @@ function crawlContext(siteId: string, items: Awaited<ReturnType<CrawlService["li
   const [latest] = items;
   return {
     siteId,
-    crawls: items,
+    crawls: items.map((crawl) => ({
+      ...crawl,
+      shownErrors: crawl.errors.slice(0, CRAWL_ERRORS_SHOWN),
+      moreErrors: Math.max(0, crawl.errors.length - CRAWL_ERRORS_SHOWN),
+    })),
     running: latest !== undefined && (latest.status === "queued" || latest.status === "running"),
   };
 }

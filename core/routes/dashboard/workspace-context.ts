@@ -52,13 +52,23 @@ export function toPage(res: Response, url: string): void {
   else res.redirect(303, url);
 }
 
-/** The dashboard's error handler: service errors as HTML, anything else to the service's. */
+/**
+ * The dashboard's error handler: service errors as HTML, anything else to the service's. A
+ * refusal listing several problems says how many and lists each (its message names its field);
+ * one problem is said once, as the message.
+ */
 export function dashboardErrors(render: Renderer) {
   return (error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!isServiceError(error) || res.headersSent) return next(error);
     const status = httpStatus(error);
     res.set(errorHeaders(error));
-    const context = { message: error.message, code: error.code, details: error.details };
+    const listed = Array.isArray(error.details.errors) ? error.details.errors : [];
+    const several = listed.length > 1;
+    const context = {
+      message: several ? `Nothing was changed: ${listed.length} problems.` : error.message,
+      code: error.code,
+      details: { ...error.details, errors: several ? listed : [] },
+    };
     if (isHtmx(req) || req.method !== "GET") return render.fragment(res, "error", context, status);
     res.status(status);
     render.page(res, "error", "Something went wrong", context);

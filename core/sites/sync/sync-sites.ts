@@ -3,7 +3,7 @@
  * target, then make the target match. Every site is planned (and so checked by the service) before
  * any is written; each site is then written whole or not at all.
  */
-import { isServiceError } from "../../errors.ts";
+import { isServiceError, type ServiceError } from "../../errors.ts";
 import { newId } from "../../store/ids.ts";
 import type { SitePlan, SiteView } from "../site-service.ts";
 import type { SiteProblem } from "../yaml/site-file.ts";
@@ -64,12 +64,28 @@ export async function planSync(desired: DesiredSite[], target: SiteTarget): Prom
       plan.sites.push({ desired: site, siteId, plan: await target.plan(siteId, site.site) });
     } catch (error) {
       if (!isServiceError(error)) throw error;
-      const field = typeof error.details.field === "string" ? error.details.field : "";
-      refuse(site, field === "body" ? "" : field, error.message);
+      for (const { field, message } of refusals(error)) {
+        refuse(site, field === "body" ? "" : field, message);
+      }
     }
   }
   plan.orphans = existing.filter((site) => !claimed.has(site.site_id));
   return plan;
+}
+
+/** Each problem a refusal lists (`details.errors`), or the refusal itself when it lists none. */
+function refusals(error: ServiceError): { field: string; message: string }[] {
+  const listed = Array.isArray(error.details.errors) ? (error.details.errors as unknown[]) : [];
+  const entries = listed.filter(
+    (entry): entry is { field: string; message: string } =>
+      typeof entry === "object" &&
+      entry !== null &&
+      typeof (entry as { field?: unknown }).field === "string" &&
+      typeof (entry as { message?: unknown }).message === "string",
+  );
+  if (entries.length > 0) return entries;
+  const field = typeof error.details.field === "string" ? error.details.field : "";
+  return [{ field, message: error.message }];
 }
 
 /** What one write did, or why it failed. */

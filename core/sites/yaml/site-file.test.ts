@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { MAX_NESTING_DEPTH } from "../../validation/nesting-depth.ts";
 import { MAX_SITE_FILE_BYTES, parseSiteFile } from "./site-file.ts";
 import type { SiteFile } from "./site-file.ts";
 
@@ -130,6 +131,51 @@ describe("site files", () => {
       expect(problem.field).to.equal("");
       expect(problem.message).to.match(/^invalid YAML: /);
       expect(problem.line).to.be.greaterThan(1);
+    });
+
+    describe("nesting", () => {
+      const lists = (levels: number, inside = "") =>
+        "[".repeat(levels) + inside + "]".repeat(levels);
+      const tooDeep = `lists and mappings nest more than ${MAX_NESTING_DEPTH} levels deep here (at most ${MAX_NESTING_DEPTH} levels)`;
+
+      it("refuses 200 KB of [[[…]]], at the first list past the limit", () => {
+        // The file's mapping is level 1, so the list at column 4 is level 2.
+        expect(onlyProblem(parse(`a: 1\nb: ${lists(100_000)}\n`))).to.deep.equal({
+          line: 2,
+          column: 4 + MAX_NESTING_DEPTH - 1,
+          field: "",
+          message: tooDeep,
+        });
+      });
+
+      it("refuses 500 KB of nested block lists (- - - …)", () => {
+        const problem = onlyProblem(parse(`a:\n  ${"- ".repeat(250_000)}x\n`));
+        expect(problem).to.include({ line: 2, message: tooDeep });
+      });
+
+      it("refuses mappings indented past the limit", () => {
+        const lines = Array.from({ length: 100 }, (_, depth) => `${" ".repeat(depth)}k:`);
+        const problem = onlyProblem(parse(`${lines.join("\n")} 1\n`));
+        expect(problem).to.include({ line: MAX_NESTING_DEPTH + 1, message: tooDeep });
+      });
+
+      it("reads a file nested exactly to the limit", () => {
+        const file = parse(`a: ${lists(MAX_NESTING_DEPTH - 1, "x")}\n`);
+        expect(file.problems).to.deep.equal([]);
+        let value: unknown = file.data?.a;
+        for (let level = 2; level <= MAX_NESTING_DEPTH; level++) value = (value as unknown[])[0];
+        expect(value).to.equal("x");
+      });
+
+      it("refuses aliases inside aliases that nest past the limit once expanded, at the first", () => {
+        const problem = onlyProblem(parse(`a: &a ${lists(40)}\nb: ${lists(30, "*a")}\n`));
+        expect(problem).to.deep.equal({
+          line: 2,
+          column: 34,
+          field: "",
+          message: `with its aliases expanded, ${tooDeep}`,
+        });
+      });
     });
 
     it("refuses a file over the size limit without parsing it", () => {

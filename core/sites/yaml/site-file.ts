@@ -1,11 +1,14 @@
 /**
  * Reads one site file of `sites/` into plain data, refusing what YAML allows but a config file
- * must not hold (other encodings, duplicate keys, alias floods, several documents), and keeps the
- * parsed Document so every later problem can be reported at its line and column.
+ * must not hold (other encodings, duplicate keys, alias floods, nesting past MAX_NESTING_DEPTH,
+ * several documents), and keeps the parsed Document so every later problem can be reported at its
+ * line and column.
  */
 import { readFileSync } from "node:fs";
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit } from "yaml";
 import type { Document, Node as YamlNode, Pair, YAMLError } from "yaml";
+import { nestsDeeperThan } from "../../validation/nesting-depth.ts";
+import { tooDeepYaml, tooDeepYamlAt } from "./yaml-depth.ts";
 
 /** One mistake in a site file, where it is and what is wrong. */
 export interface SiteProblem {
@@ -94,6 +97,10 @@ export function parseSiteFile(bytes: Buffer, path: string): SiteFile {
     return unreadable(path, `file is not UTF-8 text (byte 0x${byte}); save it as UTF-8`, position);
   }
 
+  // Composing recurses once per level: a text nested past the limit is refused before it is.
+  const deep = tooDeepYamlAt(text);
+  if (deep !== undefined) return unreadable(path, tooDeepYaml(), deep);
+
   const lineCounter = new LineCounter();
   // prettyErrors is off on purpose: it appends a multi-line source excerpt to each message, while
   // the CLI prints one line per problem with the position taken from lineCounter.
@@ -124,14 +131,24 @@ export function parseSiteFile(bytes: Buffer, path: string): SiteFile {
   try {
     data = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    // toJS throws only over aliases (the limit, or one it cannot resolve); parse errors came before.
+    // toJS throws only over aliases (the limit, one it cannot resolve, or a chain of them nesting
+    // deeper than the stack allows); parse errors came before.
     const message = error instanceof Error ? error.message : String(error);
     const flood = message.includes("Excessive alias count");
     problem(
       firstAliasPosition(document, at),
       "",
-      flood ? "too many YAML aliases (possible alias bomb)" : `invalid YAML: ${message}`,
+      flood
+        ? "too many YAML aliases (possible alias bomb)"
+        : error instanceof RangeError
+          ? tooDeepYaml(true)
+          : `invalid YAML: ${message}`,
     );
+    return file;
+  }
+  // The text was within the limit; aliases inside aliases may still have nested it past it.
+  if (nestsDeeperThan(data)) {
+    problem(firstAliasPosition(document, at), "", tooDeepYaml(true));
     return file;
   }
   file.data = data as Record<string, unknown>;

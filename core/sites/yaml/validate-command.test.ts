@@ -1,8 +1,12 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { formatProblem, formatProblemSummary } from "./format-problems.ts";
 import { installedPlugins } from "../../../test/helpers/installed-plugins.ts";
 import { validateCommand } from "./validate-command.ts";
+import { MAX_NESTING_DEPTH } from "../../validation/nesting-depth.ts";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -46,5 +50,26 @@ describe("sitevoice validate", () => {
         "adapter.config.baseUrl must use https:// (plain http is allowed only for localhost and 127.0.0.1)",
     );
     expect(lines.at(-1)).to.equal("19 problems in 19 files");
+  });
+
+  it("names a file nested too deeply as one problem at its line, and goes on to the next file", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-deep-"));
+    try {
+      const levels = 100_000;
+      const deep = `business_name: Deep\nadapter: ${"[".repeat(levels)}${"]".repeat(levels)}\n`;
+      fs.writeFileSync(path.join(dir, "a-deep.yaml"), deep);
+      fs.writeFileSync(path.join(dir, "b-plain.yaml"), "business_name: Plain\n");
+      const lines: string[] = [];
+      const { rules } = await installedPlugins({});
+      const code = await validateCommand([dir], { cwd: dir, out: (l) => lines.push(l), rules });
+      expect(code).to.equal(1);
+      expect(lines[0]).to.equal(
+        `a-deep.yaml:2:${10 + MAX_NESTING_DEPTH - 1}  -  lists and mappings nest more than ` +
+          `${MAX_NESTING_DEPTH} levels deep here (at most ${MAX_NESTING_DEPTH} levels)`,
+      );
+      expect(lines.slice(1, -1).every((line) => line.startsWith("b-plain.yaml:"))).to.equal(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -16,7 +16,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string("workspace_id", 40).notNullable();
     t.string("signing_secret", 200).notNullable();
     t.string("user_fingerprint", 64).notNullable();
-    // HMAC of the visitor's IP, cleared after one hour (SPEC.md retention).
+    // HMAC of the visitor's IP, cleared after one hour (the API reference's retention).
     t.string("ip_hash", 64).nullable();
     t.string("page_url", 2000).nullable();
     t.bigInteger("created_at").notNullable();

@@ -10,7 +10,7 @@ import type { Knex } from "knex";
  * deliveries of one endpoint and site go out in `created_at` order.
  */
 export async function up(knex: Knex): Promise<void> {
-  // conversation.ended counts its session's function calls and queries (SPEC.md's example).
+  // conversation.ended counts its session's function calls and queries (the API reference's example).
   await knex.schema.alterTable("usage_events", (t) => {
     t.index(["session_id", "type"]);
   });

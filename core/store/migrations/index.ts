@@ -23,6 +23,8 @@ import * as m017 from "./017-user-data.ts";
 import * as m018 from "./018-dashboard-sessions.ts";
 import * as m019 from "./019-oauth.ts";
 import * as m020 from "./020-usage-stream-heads.ts";
+import * as m021 from "./021-address-proof.ts";
+import * as m022 from "./022-workspace-secrets.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +52,8 @@ const migrations: Record<string, Migration> = {
   "018-dashboard-sessions": m018,
   "019-oauth": m019,
   "020-usage-stream-heads": m020,
+  "021-address-proof": m021,
+  "022-workspace-secrets": m022,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,5 @@
 /**
- * People who sign in to the dashboard (migrations 001 and 018): users, their workspaces and
+ * People who sign in to the dashboard (migrations 001, 018 and 021): users, their workspaces and
  * roles, their server-side sessions, and the single-use links mailed to them.
  */
 import type { Knex } from "knex";
@@ -11,6 +11,8 @@ export interface UserRow {
   /** The auth plugin's hash (Argon2id for auth-local); null for a user who never set one. */
   password_hash: string | null;
   created_at: number;
+  /** When the address was proved (migration 021); null for a sign-up not confirmed yet. */
+  verified_at: number | null;
 }
 
 export type Role = "owner" | "member";
@@ -29,12 +31,12 @@ export interface DashboardSessionRow {
   revoked_at: number | null;
 }
 
-export type AuthTokenKind = "magic_link" | "setup" | "invitation";
+export type AuthTokenKind = "magic_link" | "setup" | "invitation" | "signup";
 
 export interface AuthTokenRow {
   token_hash: string;
   kind: AuthTokenKind;
-  /** A magic link's user. */
+  /** A magic link's user, or the account a sign-up's confirmation proves. */
   user_id: string | null;
   /** A setup link's or an invitation's workspace. */
   workspace_id: string | null;
@@ -45,6 +47,10 @@ export interface AuthTokenRow {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** A sign-up's password hash, the account's once confirmed. */
+  password_hash?: string | null;
+  /** A sign-up's workspace name, made once confirmed. */
+  workspace_name?: string | null;
 }
 
 export class AccountsRepo {
@@ -60,6 +66,18 @@ export class AccountsRepo {
 
   async user(id: string): Promise<UserRow | undefined> {
     return this.knex<UserRow>("users").where({ id }).first();
+  }
+
+  /**
+   * Gives an account whose address is not proved yet this password hash and marks it proved: true,
+   * or false when it was proved already (another link won the race).
+   */
+  async markVerified(userId: string, passwordHash: string, at: number): Promise<boolean> {
+    const changed = await this.knex("users")
+      .where({ id: userId })
+      .whereNull("verified_at")
+      .update({ password_hash: passwordHash, verified_at: at });
+    return changed === 1;
   }
 
   async addMember(workspaceId: string, userId: string, role: Role, at: number): Promise<void> {
@@ -131,6 +149,14 @@ export class AccountsRepo {
       .update({ revoked_at: at });
   }
 
+  /** Ends every session of the user still standing. */
+  async revokeSessionsOf(userId: string, at: number): Promise<void> {
+    await this.knex("dashboard_sessions")
+      .where({ user_id: userId })
+      .whereNull("revoked_at")
+      .update({ revoked_at: at });
+  }
+
   async insertToken(row: AuthTokenRow): Promise<void> {
     await this.knex("auth_tokens").insert(row);
   }
@@ -151,5 +177,10 @@ export class AccountsRepo {
       .update({ used_at: now });
     if (changed !== 1) return undefined;
     return this.knex<AuthTokenRow>("auth_tokens").where({ token_hash: tokenHash }).first();
+  }
+
+  /** Deletes the user's tokens of that kind, used or not. */
+  async deleteTokensOf(userId: string, kind: AuthTokenKind): Promise<void> {
+    await this.knex("auth_tokens").where({ user_id: userId, kind }).delete();
   }
 }

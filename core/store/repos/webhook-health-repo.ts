@@ -4,9 +4,26 @@
  * disabling, conditional so that one instance's change is the one that counts.
  */
 import type { Knex } from "knex";
+import type { DatabaseClient } from "../../settings.ts";
 
 export class WebhookHealthRepo {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly client: DatabaseClient,
+  ) {}
+
+  /**
+   * On MySQL/MariaDB, locks the endpoint's row until the transaction ends, before anything else
+   * of an attempt's record is written. Two queues of one endpoint (two sites) record at once, and
+   * InnoDB has each hold a shared lock on the row (its delivery's foreign key) and wait for the
+   * other's to update it: a deadlock that aborted one record after its request was sent, so that
+   * delivery went out again. PostgreSQL's foreign-key locks do not block an update of the row,
+   * and SQLite serializes writers: there, records of one endpoint still go side by side.
+   */
+  async lockEndpoint(endpointId: string): Promise<void> {
+    if (this.client !== "mysql") return;
+    await this.knex("webhook_endpoints").where({ id: endpointId }).forUpdate().first("id");
+  }
 
   /** A success: the failure count starts again. */
   async endpointSucceeded(endpointId: string): Promise<void> {

@@ -13,7 +13,7 @@ export interface SignUp {
    */
   password: string;
   /**
-   * 1 to 200 characters; the email's domain when left out.
+   * 1 to 200 characters, holding no link, web or mail address (it is quoted in invitation mails); the first label of the email's domain (`acme` for ana@acme.example) when left out.
    */
   workspace_name?: string;
 }
