@@ -3,6 +3,8 @@
  * SMTP server: an open sign-up answers without a session and mails a link that confirms the
  * address (once, within 24 hours, under a fake clock); until then the account signs in neither
  * by password nor by a mailed link, and whoever confirms an address signed up twice first owns it.
+ * A sign-up of a confirmed address is answered as a new one's, changes nothing and mails the
+ * address's owner a notice (no link that signs in).
  * An invitation accepted for an address a stranger signed up takes the account over with the
  * invitee's password and ends the stranger's sessions; so does the first owner's setup link.
  * Migration 021 counts the users made before it as confirmed.
@@ -22,7 +24,7 @@ import { logMailer } from "../core/mail/mailer.ts";
 import { loadSettings } from "../core/settings.ts";
 import { migrationSource } from "../core/store/migrations/index.ts";
 import { argon2idHasher } from "../plugins/auth-local/index.ts";
-import { mailedToken } from "./helpers/mailed-links.ts";
+import { mailedToken, mailsTo } from "./helpers/mailed-links.ts";
 import { cookieOf } from "./helpers/session-cookie.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
 import {
@@ -61,6 +63,31 @@ for (const target of databaseTargets) {
       const sent = await post("/v1/workspace/invitations", { email, role: "owner" }, owner.cookie);
       expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
       return mailedToken(smtp, email, "/dashboard/accept", nth);
+    };
+    /** A new account whose address is confirmed (signed up, the mailed link used), and its cookie. */
+    const confirmedAccount = async () => {
+      const email = address("known");
+      await post("/v1/auth/signup", { email, password: PASSWORD }).expect(202);
+      const confirmed = await post("/v1/auth/verify", {
+        token: await mailedToken(smtp, email, CONFIRM),
+      });
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+      return { email, cookie: cookieOf(confirmed) };
+    };
+    /** What a client sees of an answer, with the address it was given and what is random left out. */
+    const answerOf = (res: request.Response, email: string) => {
+      const { meta, ...body } = res.body as { meta: object };
+      return {
+        status: res.status,
+        cookie: res.headers["set-cookie"],
+        body: JSON.parse(JSON.stringify(body).replaceAll(email, "<address>")) as unknown,
+        meta: Object.keys(meta).sort(),
+      };
+    };
+    /** The id of the account of `email`, once the sign-ups answered so far made theirs. */
+    const idOf = async (email: string) => {
+      await service.accounts.settled();
+      return (await service.store.accounts.userByEmail(email))!.id;
     };
     /** A session of the user's made as a sign-in makes one, and its cookie. */
     const sessionOf = async (userId: string) => {
@@ -159,20 +186,19 @@ for (const target of databaseTargets) {
     it("answers a second sign-up of an unconfirmed address as the first, with a link of its own", async () => {
       const email = address("ana");
       const first = await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD });
+      const firstToken = await mailedToken(smtp, email, CONFIRM, 1);
       const second = await post("/v1/auth/signup", { email, password: PASSWORD });
       expect([second.status, second.body.data]).to.deep.equal([first.status, first.body.data]);
-      const tokens = [
-        await mailedToken(smtp, email, CONFIRM, 1),
-        await mailedToken(smtp, email, CONFIRM, 2),
-      ];
+      const tokens = [firstToken, await mailedToken(smtp, email, CONFIRM, 2)];
       expect(tokens[0]).to.not.equal(tokens[1]);
     });
 
     it("gives an address signed up twice to whoever confirms first; the other link is refused", async () => {
       const email = address("ana");
       await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD, workspace_name: "Evil" });
-      await post("/v1/auth/signup", { email, password: PASSWORD, workspace_name: "Mine" });
+      // Each sign-up's link is made after its answer: the second waits for the first's mail.
       const strangers = await mailedToken(smtp, email, CONFIRM, 1);
+      await post("/v1/auth/signup", { email, password: PASSWORD, workspace_name: "Mine" });
       const mine = await mailedToken(smtp, email, CONFIRM, 2);
       const confirmed = await post("/v1/auth/verify", { token: mine });
       expect(confirmed.body.data.workspaces.map((w: { name: string }) => w.name)).to.deep.equal([
@@ -184,9 +210,52 @@ for (const target of databaseTargets) {
       await post("/v1/auth/signin", { email, password: STRANGER_PASSWORD }).expect(401);
     });
 
-    it("still answers 409 to a sign-up of a confirmed address", async () => {
-      const res = await post("/v1/auth/signup", { email: owner.email, password: PASSWORD });
-      expect([res.status, res.body.error.code]).to.deep.equal([409, "conflict"]);
+    it("answers a sign-up of a confirmed address exactly as one of a new address", async () => {
+      const known = await confirmedAccount();
+      const fresh = address("ana");
+      const again = await post("/v1/auth/signup", { email: known.email, password: PASSWORD });
+      const first = await post("/v1/auth/signup", { email: fresh, password: PASSWORD });
+      expect(answerOf(again, known.email)).to.deep.equal(answerOf(first, fresh));
+      expect(answerOf(first, fresh).body).to.deep.equal({
+        success: true,
+        data: { user: { email: "<address>" }, verification: "sent" },
+      });
+    });
+
+    it("mails the owner of a confirmed address a notice linking to the sign-in page, with no token", async () => {
+      const known = await confirmedAccount();
+      await post("/v1/auth/signup", { email: known.email, password: STRANGER_PASSWORD }).expect(
+        202,
+      );
+      // The first mail to the address was its own sign-up's confirmation.
+      const [, notice] = await mailsTo(smtp, known.email, 2);
+      expect(notice!.subject).to.equal("Someone tried to sign up for Sitevoice with your address");
+      const base = service.boot.setupLink!.split("/dashboard/")[0]!;
+      expect(notice!.text).to.contain("Nothing changed").and.contain(`${base}/dashboard/sign-in`);
+      expect(notice!.text).to.contain("sign-in link");
+      expect(notice!.text).to.not.match(/token/i);
+    });
+
+    it("leaves a confirmed account as it was after a sign-up of its address", async () => {
+      const known = await confirmedAccount();
+      const before = await service.store.accounts.userByEmail(known.email);
+      await post("/v1/auth/signup", {
+        email: known.email,
+        password: STRANGER_PASSWORD,
+        workspace_name: "Evil",
+      }).expect(202);
+      await mailsTo(smtp, known.email, 2);
+      await service.accounts.settled();
+      expect(await service.store.accounts.userByEmail(known.email)).to.deep.equal(before);
+      await session(known.cookie).expect(200);
+      await post("/v1/auth/signin", { email: known.email, password: PASSWORD }).expect(200);
+      await post("/v1/auth/signin", { email: known.email, password: STRANGER_PASSWORD }).expect(
+        401,
+      );
+      const tokens = await service.store.db
+        .knex("auth_tokens")
+        .where({ user_id: before!.id, kind: "signup" });
+      expect(tokens).to.deep.equal([]);
     });
 
     it("takes an address a stranger signed up over for the invitee who accepts, with their password", async () => {
@@ -206,9 +275,9 @@ for (const target of databaseTargets) {
 
     it("ends the stranger's sessions and pending links when an invitation takes the address over", async () => {
       const email = address("victim");
-      const signedUp = await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD });
+      await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD }).expect(202);
       const pending = await mailedToken(smtp, email, CONFIRM);
-      const strangers = await sessionOf(signedUp.body.data.user.id as string);
+      const strangers = await sessionOf(await idOf(email));
       await post("/v1/auth/accept", { token: await invite(email, 1), password: PASSWORD }).expect(
         200,
       );
@@ -229,8 +298,8 @@ for (const target of databaseTargets) {
 
     it("makes the setup link's email its owner, over an account a stranger signed up with it", async () => {
       const email = address("operator");
-      const signedUp = await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD });
-      const strangers = await sessionOf(signedUp.body.data.user.id as string);
+      await post("/v1/auth/signup", { email, password: STRANGER_PASSWORD }).expect(202);
+      const strangers = await sessionOf(await idOf(email));
       const workspace = await service.workspace();
       const link = await issueSetupLink(service.store, workspace, service.url, Date.now());
       const setup = await post("/v1/auth/setup", {
@@ -268,8 +337,9 @@ for (const target of databaseTargets) {
       });
       const late = address("late");
       const inTime = address("in-time");
-      await accounts.signup({ email: late, password: PASSWORD });
-      await accounts.signup({ email: inTime, password: PASSWORD });
+      accounts.signup({ email: late, password: PASSWORD });
+      await accounts.settled();
+      accounts.signup({ email: inTime, password: PASSWORD });
       await accounts.settled();
       clock.now += SIGNUP_CONFIRMATION_TTL_MS - 1;
       expect((await accounts.verify(mailed[1]!)).user.email).to.equal(inTime);

@@ -1,8 +1,9 @@
 /**
  * The accounts' mails go out after the answer, so how long a relay takes tells nobody whether an
  * address has an account: with a real SMTP server that holds each mail 400 ms before accepting
- * it, a magic-link request, a sign-up (new, or again for an address not confirmed yet) and an
- * invitation are answered before the relay accepted their mail (the order of the two events, not
+ * it, a magic-link request, a sign-up (new, again for an address not confirmed yet, or of an
+ * address an account confirmed, whose owner is mailed a notice) and an invitation are answered
+ * before the relay accepted their mail (the order of the two events, not
  * their times), an unknown address is answered the same and mailed nothing, and the mail still
  * arrives afterwards, on SQLite, PostgreSQL and MariaDB. A
  * stop waits for the mails still to send; a mail that fails is logged, never the client's error.
@@ -119,6 +120,18 @@ for (const target of databaseTargets) {
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
       await mailsTo(smtp, ana, 2);
       expect(events).to.deep.equal(["answered /v1/auth/signup", `accepted ${ana}`]);
+    });
+
+    it("answers a sign-up of a confirmed address as a new one's, before the relay accepted the owner's notice", async () => {
+      const fresh = address("ana");
+      const known = await answered("/v1/auth/signup", { email: owner, password: PASSWORD });
+      await service!.accounts.settled();
+      expect(events).to.deep.equal(["answered /v1/auth/signup", `accepted ${owner}`]);
+      const first = await post("/v1/auth/signup", { email: fresh, password: PASSWORD });
+      expect([known.status, known.body.data]).to.deep.equal([
+        first.status,
+        { ...first.body.data, user: { email: owner } },
+      ]);
     });
 
     it("answers an invitation before the relay accepted its mail, which arrives afterwards", async () => {

@@ -65,8 +65,7 @@ export class AccountService {
       ...parts,
       hasher: () => this.hasher(),
       now: () => this.now(),
-      mailLater: (mail, failed, context) =>
-        this.afterAnswer.run(failed, context, () => parts.mailer.send(mail)),
+      later: (failed, context, work) => this.afterAnswer.run(failed, context, work),
     };
   }
 
@@ -76,15 +75,15 @@ export class AccountService {
   }
 
   /**
-   * POST /v1/auth/signup (sign-up.ts): 403 unless sign-up is open; then an account that counts
-   * once the mailed link proves its address, and no session before.
+   * POST /v1/auth/signup (sign-up.ts): 403 unless sign-up is open; then the same answer for every
+   * address, `user` holding only the address given; an account counts once the mailed link
+   * proves its address, and has no session before.
    */
-  async signup(body: { email: string; password: string; workspace_name?: string }) {
+  signup(body: { email: string; password: string; workspace_name?: string }) {
     if (this.parts.signup !== "open") {
       throw errors.forbidden("Sign-up is by invitation on this service", { reason: "invite_only" });
     }
-    const user = await signUp(this.people, body);
-    return { user: userView(user), verification: "sent" as const };
+    return { user: signUp(this.people, body), verification: "sent" as const };
   }
 
   /**

@@ -6,69 +6,120 @@
  * be used claims the account (address-claim.ts) with its password, makes its workspace and signs
  * in; the address's other links die with it. So a stranger who signs up with someone else's
  * address gets nothing: neither a session nor a workspace, and the address's owner can still
- * sign up (or be invited), which a stranger cannot confirm for them.
+ * sign up (or be invited), which a stranger cannot confirm for them. A sign-up of an address an
+ * account confirmed changes nothing and mails its owner a notice instead; its answer is the
+ * same, as soon, as any other's, so that sign-up tells nobody which addresses have an account.
  */
 import { errors } from "../errors.ts";
+import type { PasswordHasher } from "../host/plugin.ts";
 import { hashToken } from "../security/token-hash.ts";
 import { newId } from "../store/ids.ts";
 import type { UserRow } from "../store/repos/accounts-repo.ts";
+import { isUniqueViolation } from "../store/store-errors.ts";
 import { claimAccount, isProved } from "./address-claim.ts";
 import { newLinkToken } from "./link-token.ts";
+import { confirmationMail, signUpNoticeMail } from "./sign-up-mails.ts";
 import type { PeopleParts } from "./workspace-people.ts";
 import { checkWorkspaceName, mailableWorkspaceName } from "./workspace-name.ts";
 
 export const SIGNUP_CONFIRMATION_TTL_MS = 24 * 60 * 60_000;
 
 /**
- * POST /v1/auth/signup (sign-up open): 400 for a workspace name holding a link; 409 for an
- * address an account proved; else the account, not proved yet, and its link is mailed after the
- * answer. A second sign-up of an address not proved yet is answered the same, with a link of its
- * own.
+ * POST /v1/auth/signup (sign-up open): 400 for a workspace name holding a link, 503 without a
+ * hasher; else answered at once, the same for every address, with the address given and nothing
+ * of an account (not even its id, which would tell that it existed before). Everything that
+ * depends on the address runs after the answer (mailSignUp).
  */
-export async function signUp(
+export function signUp(
   ctx: PeopleParts,
   body: { email: string; password: string; workspace_name?: string },
-): Promise<UserRow> {
+): { email: string } {
   const email = body.email.toLowerCase();
   if (body.workspace_name !== undefined) checkWorkspaceName(body.workspace_name, "workspace_name");
-  const existing = await ctx.store.accounts.userByEmail(email);
-  if (existing !== undefined && isProved(existing)) throw taken();
-  const passwordHash = await ctx.hasher().hash(body.password);
-  const user = existing ?? (await unprovedAccount(ctx, email));
-  const { token, hash } = newLinkToken("su");
-  const at = ctx.now();
-  await ctx.store.accounts.insertToken({
-    token_hash: hash,
-    kind: "signup",
-    user_id: user.id,
-    workspace_id: null,
-    email: null,
-    role: null,
-    created_at: at,
-    expires_at: at + SIGNUP_CONFIRMATION_TTL_MS,
-    used_at: null,
-    password_hash: passwordHash,
-    workspace_name: body.workspace_name ?? defaultWorkspaceName(email),
+  const hasher = ctx.hasher();
+  const request: SignUpRequest = {
+    email,
+    password: body.password,
+    workspaceName: body.workspace_name ?? defaultWorkspaceName(email),
+  };
+  ctx.later("sign-up not mailed", {}, () => mailSignUp(ctx, hasher, request));
+  return { email };
+}
+
+interface SignUpRequest {
+  email: string;
+  password: string;
+  workspaceName: string;
+}
+
+/**
+ * After the answer: the owner of an address an account confirmed is mailed a notice and nothing
+ * changes; any other address gets a link of this sign-up's, for its account not confirmed yet.
+ */
+async function mailSignUp(
+  ctx: PeopleParts,
+  hasher: PasswordHasher,
+  request: SignUpRequest,
+): Promise<void> {
+  // Hashed for a confirmed address too (and before the transaction, which it would hold open):
+  // a sign-up costs the service the same whatever the address.
+  const passwordHash = await hasher.hash(request.password);
+  const token = await addSignUpLink(ctx, request, passwordHash).catch((error: unknown) => {
+    // Two sign-ups of one address racing: the unique email let the other's account in first,
+    // which this one now finds.
+    if (!isUniqueViolation(error)) throw error;
+    return addSignUpLink(ctx, request, passwordHash);
   });
-  ctx.mailLater(
-    {
-      to: email,
-      subject: "Confirm your address for Sitevoice",
-      text: [
-        "Someone, we hope you, signed up for Sitevoice with this address. Open this link within",
-        "24 hours to confirm it and sign in. It works once.",
-        "",
-        // A fragment, as a sign-in link's: the page posts it to /v1/auth/verify.
-        `${ctx.publicBaseUrl}/dashboard/confirm#token=${token}`,
-        "",
-        "If it was not you, ignore this mail: no account counts with this address until it is",
-        "confirmed.",
-      ].join("\n"),
-    },
-    "sign-up confirmation not mailed",
-    { user_id: user.id },
+  await ctx.mailer.send(
+    token === undefined
+      ? signUpNoticeMail(request.email, ctx.publicBaseUrl)
+      : // A fragment, as a sign-in link's: the page posts it to /v1/auth/verify.
+        confirmationMail(request.email, `${ctx.publicBaseUrl}/dashboard/confirm#token=${token}`),
   );
-  return user;
+}
+
+/**
+ * The address's account not confirmed yet (the one an earlier sign-up made, or a new one) gets a
+ * link that carries this sign-up's password hash and workspace name: its token, or undefined
+ * when an account confirmed the address (then nothing changes). In one transaction, so that no
+ * account stands without its link, which the hourly prune (accounts-prune-job.ts) would take
+ * for one whose links all expired.
+ */
+function addSignUpLink(
+  ctx: PeopleParts,
+  request: SignUpRequest,
+  passwordHash: string,
+): Promise<string | undefined> {
+  return ctx.store.transaction(async (tx) => {
+    const at = ctx.now();
+    let user = await tx.accounts.userByEmail(request.email);
+    if (user !== undefined && isProved(user)) return undefined;
+    if (user === undefined) {
+      user = {
+        id: newId("usr"),
+        email: request.email,
+        password_hash: null,
+        created_at: at,
+        verified_at: null,
+      };
+      await tx.accounts.insertUser(user);
+    }
+    const { token, hash } = newLinkToken("su");
+    await tx.accounts.insertToken({
+      token_hash: hash,
+      kind: "signup",
+      user_id: user.id,
+      workspace_id: null,
+      email: null,
+      role: null,
+      created_at: at,
+      expires_at: at + SIGNUP_CONFIRMATION_TTL_MS,
+      used_at: null,
+      password_hash: passwordHash,
+      workspace_name: request.workspaceName,
+    });
+    return token;
+  });
 }
 
 /**
@@ -98,30 +149,6 @@ export async function confirmSignUp(ctx: PeopleParts, token: string): Promise<Us
     return claimed;
   });
 }
-
-/** A new account of `email` not proved yet, or the one a racing sign-up of it just made. */
-async function unprovedAccount(ctx: PeopleParts, email: string): Promise<UserRow> {
-  const row: UserRow = {
-    id: newId("usr"),
-    email,
-    password_hash: null,
-    created_at: ctx.now(),
-    verified_at: null,
-  };
-  try {
-    await ctx.store.accounts.insertUser(row);
-    return row;
-  } catch (error) {
-    // Two sign-ups of one address racing: the unique email lets one insert win.
-    const winner = await ctx.store.accounts.userByEmail(email);
-    if (winner === undefined) throw error;
-    if (isProved(winner)) throw taken();
-    return winner;
-  }
-}
-
-const taken = () =>
-  errors.conflict("An account with this email exists; sign in instead", { field: "email" });
 
 /**
  * A sign-up's workspace name when none is given: the first label of the address's domain (`acme`

@@ -6,7 +6,7 @@
  */
 import { errors } from "../errors.ts";
 import type { PasswordHasher } from "../host/plugin.ts";
-import type { Mail } from "../mail/mailer.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { hashToken } from "../security/token-hash.ts";
 import type { Role, UserRow } from "../store/repos/accounts-repo.ts";
 import type { Store } from "../store/store.ts";
@@ -20,8 +20,12 @@ export interface PeopleParts {
   /** The auth plugin's hasher; 503 without one. */
   hasher(): PasswordHasher;
   now(): number;
-  /** Sends `mail` after the answer; a failure is logged as `failed` with `context`, never thrown. */
-  mailLater(mail: Mail, failed: string, context: Record<string, unknown>): void;
+  mailer: Mailer;
+  /**
+   * Runs `work` after the answer (AfterAnswer): not awaited, and tracked so that a stop waits for
+   * it; a failure is logged as `failed` with `context`, never thrown.
+   */
+  later(failed: string, context: Record<string, unknown>, work: () => Promise<unknown>): void;
 }
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
@@ -121,17 +125,14 @@ export async function invite(
     used_at: null,
   });
   const workspace = await ctx.store.workspaces.get(workspaceId);
-  ctx.mailLater(
-    invitationMail({
-      to: email,
-      inviter: inviter.email,
-      workspaceName: workspace?.name,
-      role: body.role,
-      link: `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
-    }),
-    "invitation not mailed",
-    { workspace_id: workspaceId },
-  );
+  const mail = invitationMail({
+    to: email,
+    inviter: inviter.email,
+    workspaceName: workspace?.name,
+    role: body.role,
+    link: `${ctx.publicBaseUrl}/dashboard/accept#token=${token}`,
+  });
+  ctx.later("invitation not mailed", { workspace_id: workspaceId }, () => ctx.mailer.send(mail));
   return { email, role: body.role, expires_at: new Date(at + INVITATION_TTL_MS).toISOString() };
 }
 
