@@ -1,9 +1,11 @@
 /**
  * The service's jobs: the one list the runner is started with. Each module with work to run on a
- * schedule or later (the widget's sweep; webhook deliveries and their pruning, crawls) describes
- * it next to its code as a JobDefinition and adds one line here. A definition's `run` takes what
- * it needs of the service's parts, so the runner knows none of them.
+ * schedule or later (the widget's sweep; webhook deliveries and their pruning, crawls, the
+ * accounts' expired links) describes it next to its code as a JobDefinition and adds one line
+ * here. A definition's `run` takes what it needs of the service's parts, so the runner knows none
+ * of them.
  */
+import { accountsPruneJob } from "../accounts/accounts-prune-job.ts";
 import { dayRollupJob } from "../analytics/day-rollup-job.ts";
 import { retentionJob } from "../analytics/retention-job.ts";
 import type { ServiceParts } from "../compose.ts";
@@ -33,4 +35,5 @@ export const jobDefinitions: readonly JobDefinition<ServiceParts>[] = [
   sessionCostsJob,
   userDataRunJob,
   userDataSweepJob,
+  accountsPruneJob,
 ];

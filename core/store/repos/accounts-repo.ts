@@ -179,6 +179,49 @@ export class AccountsRepo {
     return this.knex<AuthTokenRow>("auth_tokens").where({ token_hash: tokenHash }).first();
   }
 
+  /**
+   * Deletes up to `limit` tokens expired at `now`, used or not, soonest expired first: how many.
+   * None of them can be used any more, so nothing needs them (a sign-up's carries a password
+   * hash, which must not stay).
+   */
+  async deleteExpiredTokens(now: number, limit: number): Promise<number> {
+    const hashes = await this.knex("auth_tokens")
+      .where("expires_at", "<=", now)
+      .orderBy("expires_at")
+      .limit(limit)
+      .pluck("token_hash");
+    if (hashes.length === 0) return 0;
+    return this.knex("auth_tokens").whereIn("token_hash", hashes).del();
+  }
+
+  /**
+   * Deletes up to `limit` users who never proved their address and no longer can (no token of
+   * theirs unexpired at `now`), oldest first, unless one belongs to a workspace: how many. The
+   * delete checks again, so a sign-up's link added meanwhile keeps its user. Their sessions, which
+   * no unproved user can have (session() refuses them anyway), would go with them.
+   */
+  async deleteUnprovable(now: number, limit: number): Promise<number> {
+    const unprovable = (users: Knex.QueryBuilder) =>
+      users
+        .whereNull("verified_at")
+        .whereNotExists((live) =>
+          live
+            .select(1)
+            .from("auth_tokens")
+            .where("auth_tokens.user_id", this.knex.ref("users.id"))
+            .where("auth_tokens.expires_at", ">", now),
+        )
+        .whereNotExists((member) =>
+          member
+            .select(1)
+            .from("workspace_members")
+            .where("workspace_members.user_id", this.knex.ref("users.id")),
+        );
+    const ids = await unprovable(this.knex("users")).orderBy("created_at").limit(limit).pluck("id");
+    if (ids.length === 0) return 0;
+    return unprovable(this.knex("users").whereIn("id", ids)).del();
+  }
+
   /** Deletes the user's tokens of that kind, used or not. */
   async deleteTokensOf(userId: string, kind: AuthTokenKind): Promise<void> {
     await this.knex("auth_tokens").where({ user_id: userId, kind }).delete();
