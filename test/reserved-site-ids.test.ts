@@ -35,7 +35,10 @@ function routedPaths(stack: readonly LayerLike[]): string[] {
 
 /** The first segments after /v1/ that are names, not parameters. */
 function routedNames(server: Server): string[] {
-  const app = server.listeners("request")[0] as unknown as { router: { stack: LayerLike[] } };
+  // The Express app among the server's request listeners (the service also listens itself).
+  const app = server.listeners("request").find((listener) => "router" in listener) as unknown as {
+    router: { stack: LayerLike[] };
+  };
   const names = routedPaths(app.router.stack)
     .map((path) => /^\/v1\/([^/]+)/.exec(path)?.[1])
     .filter((name): name is string => name !== undefined && !name.startsWith(":"));
