@@ -77,8 +77,8 @@ export const secretsRotateCommand = defineCommand({
   summary: "re-seal every secret under SITEVOICE_MASTER_KEY",
   description:
     "Re-seals every secret of the store under SITEVOICE_MASTER_KEY (sites and their versions,\n" +
-    "open widget sessions, sealed event fields, webhook secrets, OAuth tokens); the old keys in\n" +
-    "SITEVOICE_OLD_MASTER_KEYS can be dropped afterwards.",
+    "open widget sessions, sealed event fields, webhook secrets, OAuth tokens, the workspaces'\n" +
+    "visitor-ID keys); the old keys in SITEVOICE_OLD_MASTER_KEYS can be dropped afterwards.",
   options: {},
   examples: ["SITEVOICE_MASTER_KEY=<new> SITEVOICE_OLD_MASTER_KEYS=<old> sitevoice secrets rotate"],
   load: async () => (await import("./secrets.ts")).secretsRotate,
