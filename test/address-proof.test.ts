@@ -25,7 +25,7 @@ import { loadSettings } from "../core/settings.ts";
 import { migrationSource } from "../core/store/migrations/index.ts";
 import { argon2idHasher } from "../plugins/auth-local/index.ts";
 import { mailedToken, mailsTo } from "./helpers/mailed-links.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { becomeOwner, cookieOf, dashboardPost } from "./helpers/session-cookie.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
 import {
   createTestDatabase,
@@ -48,14 +48,8 @@ for (const target of databaseTargets) {
     let service: TestService;
     let owner: { email: string; cookie: string; workspaceId: string };
 
-    const post = (path: string, body: object, cookie?: string) => {
-      const call = request(service.server)
-        .post(path)
-        .set("X-Forwarded-For", `198.51.${crypto.randomInt(0, 255)}.${crypto.randomInt(1, 255)}`)
-        .set("Sec-Fetch-Site", "same-origin");
-      if (cookie !== undefined) call.set("Cookie", cookie);
-      return call.send(body);
-    };
+    const post = (path: string, body: object, cookie?: string) =>
+      dashboardPost(service, path, body, cookie);
     const session = (cookie: string) =>
       request(service.server).get("/v1/auth/session").set("Cookie", cookie);
     /** The token of the `nth` invitation mailed to `email`. */
@@ -112,14 +106,7 @@ for (const target of databaseTargets) {
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         TRUSTED_PROXIES: "loopback",
       });
-      const email = address("owner");
-      const setup = await post("/v1/auth/setup", {
-        token: service.boot.setupLink!.split("#token=")[1]!,
-        email,
-        password: PASSWORD,
-      });
-      expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
-      owner = { email, cookie: cookieOf(setup), workspaceId: service.boot.workspaceId };
+      owner = await becomeOwner(service, address("owner"));
     });
     after(async () => {
       await service?.stop();

@@ -11,13 +11,12 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import pino from "pino";
-import request from "supertest";
 import { AccountService } from "../core/accounts/account-service.ts";
 import { composeParts } from "../core/compose.ts";
 import { loadSettings } from "../core/settings.ts";
 import { argon2idHasher } from "../plugins/auth-local/index.ts";
 import { mailsTo } from "./helpers/mailed-links.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { becomeOwner, dashboardPost } from "./helpers/session-cookie.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
 import {
   createTestDatabase,
@@ -41,14 +40,8 @@ for (const target of databaseTargets) {
     const owner = address("owner");
     let cookie: string;
 
-    const post = (path: string, body: object, withCookie?: string) => {
-      const call = request(service!.server)
-        .post(path)
-        .set("X-Forwarded-For", `198.51.100.${crypto.randomInt(1, 255)}`)
-        .set("Sec-Fetch-Site", "same-origin");
-      if (withCookie !== undefined) call.set("Cookie", withCookie);
-      return call.send(body);
-    };
+    const post = (path: string, body: object, withCookie?: string) =>
+      dashboardPost(service!, path, body, withCookie);
     const answered = async (path: string, body: object, withCookie?: string) => {
       const res = await post(path, body, withCookie);
       events.push(`answered ${path}`);
@@ -68,13 +61,7 @@ for (const target of databaseTargets) {
         TRUSTED_PROXIES: "loopback",
       });
       // The first start's setup link makes an account whose address counts as proved.
-      const setup = await post("/v1/auth/setup", {
-        token: service.boot.setupLink!.split("#token=")[1]!,
-        email: owner,
-        password: PASSWORD,
-      });
-      expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
-      cookie = cookieOf(setup);
+      ({ cookie } = await becomeOwner(service, owner));
     });
     beforeEach(() => {
       events.length = 0;

@@ -9,10 +9,9 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import type { ParsedMail } from "mailparser";
-import request from "supertest";
 import { newId } from "../core/store/ids.ts";
 import { mailedToken, mailsTo } from "./helpers/mailed-links.ts";
-import { cookieOf } from "./helpers/session-cookie.ts";
+import { becomeOwner, dashboardPost } from "./helpers/session-cookie.ts";
 import { smtpServer } from "./helpers/smtp-server.ts";
 import {
   createTestDatabase,
@@ -34,14 +33,8 @@ for (const target of databaseTargets) {
     const owner = address("owner");
     let cookie: string;
 
-    const post = (path: string, body: object, withCookie?: string) => {
-      const call = request(service.server)
-        .post(path)
-        .set("X-Forwarded-For", `198.51.100.${crypto.randomInt(1, 255)}`)
-        .set("Sec-Fetch-Site", "same-origin");
-      if (withCookie !== undefined) call.set("Cookie", withCookie);
-      return call.send(body);
-    };
+    const post = (path: string, body: object, withCookie?: string) =>
+      dashboardPost(service, path, body, withCookie);
 
     /** The mail inviting a new address to a workspace of the owner's named `name`. */
     const invitationTo = async (name: string): Promise<ParsedMail> => {
@@ -68,13 +61,7 @@ for (const target of databaseTargets) {
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         TRUSTED_PROXIES: "loopback",
       });
-      const setup = await post("/v1/auth/setup", {
-        token: service.boot.setupLink!.split("#token=")[1]!,
-        email: owner,
-        password: PASSWORD,
-      });
-      expect(setup.status, JSON.stringify(setup.body)).to.equal(200);
-      cookie = cookieOf(setup);
+      ({ cookie } = await becomeOwner(service, owner));
     });
     after(async () => {
       await service?.stop();
