@@ -61,7 +61,8 @@ export async function controlOpenAiCall(
       return secure ? tls.connect({ socket: raw, servername: net.isIP(host) ? "" : host }) : raw;
     }) as unknown as typeof net.createConnection,
   });
-  await opened(socket, callId, signal);
+  // Listened for before the connection opens: OpenAI sends session.created at once, and it may
+  // come in the same read as the upgrade's answer, emitted before a later listener would be on.
   let model = settings.model;
   socket.on("message", (data, isBinary) => {
     if (isBinary) return;
@@ -87,6 +88,11 @@ export async function controlOpenAiCall(
       );
     }
   });
+  await opened(socket, callId, signal);
+  // A connection that closed between opening and here was never ours to report as closed.
+  if (socket.readyState !== WebSocket.OPEN) {
+    throw new Error(`the control connection of call ${callId} closed as it opened`);
+  }
   socket.on("error", () => undefined); // "close" follows and reports it
   socket.once("close", (code) => events.closed(`the control connection closed (${code})`));
 
