@@ -1,0 +1,65 @@
+/**
+ * The shapes of a site's knowledge: what the crawl keeps of each HTML page's main content (its
+ * sections at headings), the passages the index holds (sections cut to a bounded size), and what
+ * a search answers. Apart from the code so that the crawler, the index, the store and the routes
+ * read one contract.
+ */
+
+/** One section of a page's main content: the text from one heading to the next. */
+export interface PageSection {
+  /**
+   * The heading path, outermost first (`["Opening hours", "Holidays"]` for an h3 under an h2
+   * under the page's h1 is `[h1, h2, h3]`); empty for text before the first heading.
+   */
+  headings: string[];
+  /**
+   * The id a visitor's page scrolls to for this section: the heading's own id, else an id of an
+   * element inside the heading, else that of the nearest enclosing element; null when none.
+   */
+  sectionId: string | null;
+  /**
+   * The section's text: whitespace collapsed, paragraphs and list items on lines of their own
+   * (an item as `- text`), a table row as its cells joined by ` | `.
+   */
+  text: string;
+}
+
+/** What the crawl keeps of one HTML page's main content. */
+export interface PageContent {
+  /** The page's URL in normal form (as the crawler gives it). */
+  url: string;
+  /** `<title>`, trimmed; null without one. */
+  title: string | null;
+  /** `<html lang>`'s primary subtag in lower case (`de` for `de-CH`); null without one. */
+  language: string | null;
+  /** In document order; none when the page has no main text. */
+  sections: PageSection[];
+}
+
+/** A section, or a part of a long one, as the index holds it and a search answers it. */
+export interface Passage {
+  /** `<url>#<n>`, n counting the page's passages from 0: the same while the page is unchanged. */
+  id: string;
+  url: string;
+  /** The page's title (its URL's path when it has none). */
+  title: string;
+  /** The heading path joined by ` > `, repeated on every passage of a section cut in parts. */
+  heading: string;
+  sectionId: string | null;
+  /** At most MAX_PASSAGE_CHARS characters, cut at a line or sentence end where one is near. */
+  text: string;
+}
+
+/** The most characters of a passage's text. */
+export const MAX_PASSAGE_CHARS = 800;
+
+/** One passage a search found, as the agent, the API and the dashboard receive it. */
+export interface KnowledgeHit {
+  url: string;
+  title: string;
+  heading: string;
+  section_id: string | null;
+  text: string;
+  /** The ranking's score, higher first; comparable within one answer only. */
+  score: number;
+}
