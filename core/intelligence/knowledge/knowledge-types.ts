@@ -63,3 +63,40 @@ export interface KnowledgeHit {
   /** The ranking's score, higher first; comparable within one answer only. */
   score: number;
 }
+
+/** What a site's knowledge holds, as `GET /v1/sites/:id/knowledge/stats` answers it. */
+export interface KnowledgeStats {
+  pages: number;
+  sections: number;
+  passages: number;
+  /** The pages' languages (primary subtags), sorted; the site's own when pages declare none. */
+  languages: string[];
+  /** When the index was last built (ISO 8601); null before the first crawl that found text. */
+  indexed_at: string | null;
+}
+
+/** A page the knowledge holds, with how many sections it gave. */
+export interface KnowledgePage {
+  url: string;
+  title: string;
+  sections: number;
+}
+
+/** A page the latest crawl could not index, and why. */
+export interface KnowledgeFailure {
+  url: string;
+  reason: string;
+}
+
+/**
+ * What the routes, the CLI and the dashboard ask of a site's knowledge. A site without any answers
+ * an empty list and zero counts, never an error.
+ */
+export interface KnowledgeReader {
+  /** At most `limit` (clamped to 1..5) passages, best first. */
+  search(siteId: string, query: string, limit: number): Promise<KnowledgeHit[]>;
+  stats(siteId: string): Promise<KnowledgeStats>;
+  /** In URL order. */
+  pages(siteId: string): Promise<KnowledgePage[]>;
+  failures(siteId: string): Promise<KnowledgeFailure[]>;
+}
