@@ -9,7 +9,13 @@ const terms = (language: string | undefined, text: string) => languageTerms(lang
 
 describe("language terms", () => {
   it("lower-cases and splits at anything but letters and digits", () => {
-    expect(terms(undefined, "Call US: (555) 010-2030")).to.deep.equal(["call", "us", "555", "010", "2030"]);
+    expect(terms(undefined, "Call US: (555) 010-2030")).to.deep.equal([
+      "call",
+      "us",
+      "555",
+      "010",
+      "2030",
+    ]);
   });
 
   it("keeps letters and digits written together as one term (24h)", () => {
@@ -102,7 +108,9 @@ describe("language terms", () => {
   });
 
   it("drops German stop words", () => {
-    expect(terms("de", "Haben Sie am Sonntag geöffnet?")).to.deep.equal(terms("de", "Sonntag geöffnet"));
+    expect(terms("de", "Haben Sie am Sonntag geöffnet?")).to.deep.equal(
+      terms("de", "Sonntag geöffnet"),
+    );
   });
 
   it("drops French stop words, elided ones too", () => {
@@ -112,7 +120,9 @@ describe("language terms", () => {
   });
 
   it("drops Spanish stop words", () => {
-    expect(terms("es", "¿Cuánto tarda el envío a mi casa?")).to.deep.equal(terms("es", "tarda envío casa"));
+    expect(terms("es", "¿Cuánto tarda el envío a mi casa?")).to.deep.equal(
+      terms("es", "tarda envío casa"),
+    );
   });
 
   it("drops Italian stop words", () => {
@@ -126,7 +136,9 @@ describe("language terms", () => {
   });
 
   it("drops Portuguese stop words", () => {
-    expect(terms("pt", "Vocês fazem entregas no domingo?")).to.deep.equal(terms("pt", "fazem entregas domingo"));
+    expect(terms("pt", "Vocês fazem entregas no domingo?")).to.deep.equal(
+      terms("pt", "fazem entregas domingo"),
+    );
   });
 
   it("drops a stop word written without its accent", () => {
@@ -152,7 +164,11 @@ describe("language terms", () => {
   });
 
   it("tokenizes without processing", () => {
-    expect(languageTerms("en").tokenize("The Openings, 24h")).to.deep.equal(["The", "Openings", "24h"]);
+    expect(languageTerms("en").tokenize("The Openings, 24h")).to.deep.equal([
+      "The",
+      "Openings",
+      "24h",
+    ]);
   });
 
   it("names the language it stems, none when it stems none", () => {

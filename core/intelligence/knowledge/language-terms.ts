@@ -72,9 +72,11 @@ const HAS_DIGIT = /\p{N}/u;
 const SINGLE_LETTER = /^\p{L}\p{M}*$/u;
 const LIGATURES: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o" };
 const LIGATURE = /[ßæœø]/g;
+const NOT_ASCII = /[^\x20-\x7e]/;
 
 /** `word` (lower case) without diacritics: "Crème" → "creme", "straße" → "strasse". */
 export function foldDiacritics(word: string): string {
+  if (!NOT_ASCII.test(word)) return word;
   return word
     .normalize("NFD")
     .replace(COMBINING_MARKS, "")
