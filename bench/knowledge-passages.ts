@@ -97,17 +97,17 @@ export function benchPassages(pages: number): Passage[] {
   for (let i = 0; i < pages; i++) {
     const next = random(i);
     const url = `https://bench.example/guides/${i}`;
-    const title = `${text(next, 20).slice(0, -1)} | Trattoria`;
-    const h1 = text(next, 15).slice(0, -1);
+    const title = `${sentence(next, 3).slice(0, -1)} | Trattoria`;
+    const h1 = sentence(next, 3).slice(0, -1);
     for (let k = 0; k < PASSAGES_PER_PAGE; k++) {
-      const h2 = text(next, 18).slice(0, -1);
+      const h2 = sentence(next, 2 + Math.floor(next() * 4)).slice(0, -1);
       passages.push({
         id: `${url}#${k}`,
         url,
         title,
         heading: `${h1} > ${h2}`,
         sectionId: `part-${k}`,
-        text: text(next, TEXT_CHARS - 40 + Math.floor(next() * 80)).slice(0, 800),
+        text: text(next, TEXT_CHARS - 90 + Math.floor(next() * 80)).slice(0, 800),
       });
     }
   }

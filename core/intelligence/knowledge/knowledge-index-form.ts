@@ -15,7 +15,7 @@
  * ```
  */
 import type { Passage } from "./knowledge-types.ts";
-import { locateTerms, PostingsError, type TermPostings } from "./term-postings.ts";
+import { locateTerms, PostingsError } from "./term-postings.ts";
 
 /** The version of the stored form; a string of another version is rebuilt from the passages. */
 export const KNOWLEDGE_INDEX_FORMAT = 1;
@@ -34,9 +34,9 @@ export interface IndexParts {
   postings: Uint8Array;
 }
 
-/** What a load checked and found: the parts, and where each term's postings start. */
-export interface LoadedParts extends IndexParts {
-  located: TermPostings[];
+/** Checked parts, with where each term's postings start. */
+export interface LocatedParts extends IndexParts {
+  offsets: Uint32Array;
 }
 
 /**
@@ -125,7 +125,7 @@ function readPassages(stored: StoredIndex): Passage[] {
 }
 
 /** The parts of a stored index; throws KnowledgeIndexFormatError for anything else. */
-export function readIndex(serialized: string): LoadedParts {
+export function readIndex(serialized: string): LocatedParts {
   let stored: StoredIndex;
   try {
     stored = JSON.parse(serialized) as StoredIndex;
@@ -152,20 +152,25 @@ export function readIndex(serialized: string): LoadedParts {
   check(isString(terms) && isString(postings), "terms or postings are malformed");
   const termList = terms === "" ? [] : terms.split(" ");
   const bytes = new Uint8Array(Buffer.from(postings, "base64"));
-  let located: TermPostings[];
-  try {
-    located = locateTerms(bytes, termList.length, fields, passages.length);
-  } catch (error) {
-    if (!(error instanceof PostingsError)) throw error;
-    throw new KnowledgeIndexFormatError(`postings do not fit: ${error.message}`);
-  }
-  return {
+  const parts = {
     language: stored.language ?? undefined,
     passages,
     lengths,
     averages,
     terms: termList,
     postings: bytes,
-    located,
   };
+  try {
+    return locateParts(parts);
+  } catch (error) {
+    if (!(error instanceof PostingsError)) throw error;
+    throw new KnowledgeIndexFormatError(`postings do not fit: ${error.message}`);
+  }
+}
+
+/** `parts` with where each term's postings start; throws PostingsError if they do not fit. */
+export function locateParts(parts: IndexParts): LocatedParts {
+  const { postings, terms, passages } = parts;
+  const offsets = locateTerms(postings, terms.length, INDEX_FIELDS.length, passages.length);
+  return { ...parts, offsets };
 }

@@ -3,6 +3,7 @@
  * stored string loads anywhere into an index that answers the same.
  */
 import { expect } from "chai";
+import MiniSearch from "minisearch";
 import {
   KNOWLEDGE_INDEX_FORMAT,
   KnowledgeIndex,
@@ -11,6 +12,7 @@ import {
   MAX_SEARCH_LIMIT,
 } from "./knowledge-index.ts";
 import type { Passage } from "./knowledge-types.ts";
+import { languageTerms } from "./language-terms.ts";
 
 const ORIGIN = "https://trattoria.example";
 
@@ -39,6 +41,70 @@ const urls = (hits: { url: string }[]) => hits.map((hit) => hit.url);
 
 function roundTrip(index: KnowledgeIndex): KnowledgeIndex {
   return KnowledgeIndex.load(index.serialize());
+}
+
+/** A small restaurant site, for comparing rankings. */
+const site: Passage[] = [
+  [
+    "Visit us",
+    "Visit us > Opening hours",
+    "We are open Tuesday to Sunday from noon; closed on Mondays.",
+  ],
+  ["Visit us", "Visit us > Getting here", "Parking behind the building; the tram stops opposite."],
+  [
+    "Visit us",
+    "Visit us > Accessibility",
+    "The dining room and the toilets are wheelchair accessible.",
+  ],
+  ["Menu", "Menu > Starters", "Bruschetta, burrata with tomatoes, and a soup of the day."],
+  ["Menu", "Menu > Pizza", "Wood-fired pizza from our oven, gluten-free bases on request."],
+  ["Menu", "Menu > Desserts", "Tiramisu, panna cotta and gelato made in our kitchen."],
+  ["Menu", "Menu > Allergens", "Ask us about allergens: every dish lists gluten, nuts and dairy."],
+  [
+    "Bookings",
+    "Bookings > Tables",
+    "Book a table online or by phone; groups of eight or more call us.",
+  ],
+  ["Bookings", "Bookings > Cancellations", "Cancel a booking up to 24h before without a fee."],
+  ["Bookings", "Bookings > Private dining", "The cellar room seats twenty for private parties."],
+  [
+    "Delivery",
+    "Delivery > Areas",
+    "We deliver within five kilometres; delivery takes about forty minutes.",
+  ],
+  ["Delivery", "Delivery > Fees", "Delivery is free for orders over 30 euros, otherwise 3 euros."],
+  [
+    "Gift vouchers",
+    "Gift vouchers",
+    "Vouchers for any amount, valid for two years, sent by email.",
+  ],
+  ["Jobs", "Jobs > Kitchen", "We are hiring a pizza chef and a kitchen porter."],
+].map(([title, heading, text], n) => ({
+  id: `${ORIGIN}/s${n}#0`,
+  url: `${ORIGIN}/s${n}`,
+  title: title!,
+  heading: heading!,
+  sectionId: null,
+  text: text!,
+}));
+
+/** MiniSearch itself over `passages`, with the index's fields, boosts, terms and options. */
+function miniSearchOf(passages: Passage[], language: string) {
+  const terms = languageTerms(language);
+  const mini = new MiniSearch({
+    fields: ["title", "heading", "text"],
+    storeFields: ["url"],
+    tokenize: terms.tokenize,
+    processTerm: terms.processTerm,
+    searchOptions: {
+      boost: { title: 2, heading: 2, text: 1 },
+      prefix: (term) => term.length >= 4,
+      fuzzy: (term) => (term.length >= 4 ? 0.2 : false),
+      combineWith: "OR",
+    },
+  });
+  mini.addAll(passages);
+  return mini;
 }
 
 describe("knowledge index", () => {
@@ -195,6 +261,33 @@ describe("knowledge index", () => {
     expect(index.search(`${words} parking`, 5)).to.deep.equal([]);
     expect(urls(index.search(`parking ${words}`, 5))).to.deep.equal([parking.url]);
   });
+
+  for (const question of [
+    "are you open on sundays?",
+    "parking",
+    "wheelchair access",
+    "gluten free pizza",
+    "how long does delivery take",
+    "delivry fee",
+    "book a table for a group",
+    "vouch",
+    "kitchen",
+    "tiramisu dessert menu",
+  ]) {
+    it(`scores as MiniSearch's BM25+ does: "${question}"`, () => {
+      const mini = miniSearchOf(site, "en").search(question);
+      const expected = mini
+        .map((result) => ({
+          url: result.url as string,
+          score: Math.round(result.score * 1e4) / 1e4,
+        }))
+        .sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : 1))
+        .slice(0, 5);
+      const hits = KnowledgeIndex.build(site, "en").search(question, 5);
+      expect(expected, "MiniSearch finds something").to.not.deep.equal([]);
+      expect(hits.map(({ url, score }) => ({ url, score }))).to.deep.equal(expected);
+    });
+  }
 
   it("writes its format version into its string", () => {
     const stored = JSON.parse(KnowledgeIndex.build(filler, "en").serialize()) as { format: number };

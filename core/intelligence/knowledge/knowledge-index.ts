@@ -1,128 +1,71 @@
 /**
- * A site's keyword index over its passages: MiniSearch's BM25+ over each passage's title,
- * heading (both weighing double) and text, with prefix and fuzzy matching of words of four
- * letters or more, the words processed for the site's language (language-terms.ts). Pure
- * JavaScript over a string stored with the site, so every instance, on every database, ranks
- * a question's passages the same; scores are rounded to four decimals and ties go to the lower
- * passage id, so floating-point noise never reorders them.
+ * A site's keyword index over its passages: BM25+ over each passage's title, heading (both
+ * weighing double) and text, with prefix and fuzzy matching of words of four letters or more
+ * (bm25-ranking.ts: MiniSearch's ranking and radix tree), the words processed for the site's
+ * language (language-terms.ts). Pure JavaScript over a string stored with the site, so every
+ * instance, on every database, ranks a question's passages the same; scores are rounded to four
+ * decimals and ties go to the lower passage id, so floating-point noise never reorders them.
  *
  * Built once when a crawl finishes (`build`, then `serialize` to store), loaded by any instance
- * that needs it (`load`). A built index is held in the same packed form as a loaded one
- * (term-postings.ts), so both answer alike and weigh alike in memory.
+ * that needs it (`load`). A built index is held in the same packed form as a loaded one, so
+ * both answer alike and weigh alike in memory.
  */
-import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import SearchableMap from "minisearch/SearchableMap";
+import { Bm25Ranking, type Ranked } from "./bm25-ranking.ts";
+import { indexParts } from "./index-parts.ts";
 import {
-  INDEX_FIELDS,
   KNOWLEDGE_INDEX_FORMAT,
   KnowledgeIndexFormatError,
+  locateParts,
   readIndex,
   writeIndex,
-  type IndexParts,
-  type LoadedParts,
+  type LocatedParts,
 } from "./knowledge-index-form.ts";
 import type { KnowledgeHit, Passage } from "./knowledge-types.ts";
 import { languageTerms, type LanguageTerms } from "./language-terms.ts";
-import {
-  locateTerms,
-  packPostings,
-  type FieldPostings,
-  type TermPostings,
-} from "./term-postings.ts";
 
 export { KNOWLEDGE_INDEX_FORMAT, KnowledgeIndexFormatError };
 
 /** The most passages one search answers (the agent's tool takes `limit ≤ 5`). */
 export const MAX_SEARCH_LIMIT = 5;
 
-/** The most distinct terms of a question searched; the rest are ignored, bounding a search's work. */
+/** The most distinct terms of a question searched; later ones are ignored, bounding the work. */
 export const MAX_QUERY_TERMS = 32;
 
-/** Words shorter than this are matched exactly: "tea" must not find "team" nor "ten". */
-const MIN_LOOSE_TERM = 4;
-
-const searchOptions: SearchOptions = {
-  boost: { title: 2, heading: 2, text: 1 },
-  prefix: (term) => term.length >= MIN_LOOSE_TERM,
-  fuzzy: (term) => (term.length >= MIN_LOOSE_TERM ? 0.2 : false),
-  combineWith: "OR",
-  // The question's terms arrive processed (see `search`), one per space.
-  tokenize: (query) => query.split(" "),
-  processTerm: (term) => term,
-};
-
-function miniSearchOptions(terms: LanguageTerms): Options {
-  return {
-    fields: [...INDEX_FIELDS],
-    idField: "n",
-    tokenize: terms.tokenize,
-    processTerm: terms.processTerm,
-    searchOptions,
-  };
-}
-
-/** `processTerm` remembering its answers: a site's words repeat, and stemming is the slow part. */
-function remembered(processTerm: (term: string) => string | null) {
-  const answers = new Map<string, string | null>();
-  return (term: string): string | null => {
-    let answer = answers.get(term);
-    if (answer === undefined) {
-      answer = processTerm(term);
-      answers.set(term, answer);
-    }
-    return answer;
-  };
-}
-
-/** MiniSearch's term index, which `fromParts` fills with packed postings in place of its Maps. */
-interface TermIndex {
-  set(term: string, postings: TermPostings): void;
-}
+/** The weight of a match in each field, by field id (INDEX_FIELDS: title, heading, text). */
+const FIELD_BOOSTS = [2, 2, 1];
 
 const round = (score: number) => Math.round(score * 1e4) / 1e4;
 
+/** Whether `a` goes before `b`: higher score first, then the lower passage id. */
+function before(a: { score: number; id: string }, b: { score: number; id: string }): boolean {
+  return a.score > b.score || (a.score === b.score && a.id < b.id);
+}
+
 export class KnowledgeIndex {
+  private readonly ranking: Bm25Ranking;
+
   private constructor(
-    private readonly parts: IndexParts,
+    private readonly parts: LocatedParts,
     private readonly terms: LanguageTerms,
-    private readonly mini: MiniSearch,
-  ) {}
+  ) {
+    const dictionary = new SearchableMap<number>();
+    parts.terms.forEach((term, number) => dictionary.set(term, number));
+    this.ranking = new Bm25Ranking({
+      passages: parts.passages.length,
+      lengths: parts.lengths,
+      averages: parts.averages,
+      boosts: FIELD_BOOSTS,
+      postings: parts.postings,
+      offsets: parts.offsets,
+      dictionary,
+    });
+  }
 
   /** The index of `passages` for a site of `language` (a BCP 47 tag; undefined: no stemming). */
   static build(passages: Passage[], language: string | undefined): KnowledgeIndex {
     const terms = languageTerms(language);
-    const mini = new MiniSearch({
-      ...miniSearchOptions(terms),
-      processTerm: remembered(terms.processTerm),
-    });
-    mini.addAll(passages.map((p, n) => ({ n, title: p.title, heading: p.heading, text: p.text })));
-    const built = mini.toJSON();
-    const lengths = passages.flatMap((_, n) =>
-      INDEX_FIELDS.map((__, f) => built.fieldLength[n]?.[f] ?? 0),
-    );
-    const postings = built.index.map(
-      ([, fields]): FieldPostings =>
-        new Map(
-          Object.entries(fields).map(([field, frequencies]) => [
-            Number(field),
-            new Map(Object.entries(frequencies).map(([n, count]) => [Number(n), count as number])),
-          ]),
-        ),
-    );
-    const parts: IndexParts = {
-      language: terms.language,
-      passages,
-      lengths,
-      averages: INDEX_FIELDS.map((_, f) => built.averageFieldLength[f] ?? 0),
-      terms: built.index.map(([term]) => term),
-      postings: packPostings(postings),
-    };
-    const located = locateTerms(
-      parts.postings,
-      parts.terms.length,
-      INDEX_FIELDS.length,
-      passages.length,
-    );
-    return KnowledgeIndex.fromParts({ ...parts, located });
+    return new KnowledgeIndex(locateParts(indexParts(passages, terms)), terms);
   }
 
   /**
@@ -131,42 +74,8 @@ export class KnowledgeIndex {
    * caller then builds the index again from the passages.
    */
   static load(serialized: string): KnowledgeIndex {
-    return KnowledgeIndex.fromParts(readIndex(serialized));
-  }
-
-  private static fromParts(parts: LoadedParts): KnowledgeIndex {
-    const terms = languageTerms(parts.language);
-    const count = parts.passages.length;
-    const fields = INDEX_FIELDS.length;
-    const documentIds: Record<number, number> = {};
-    const fieldLength: Record<number, number[]> = {};
-    for (let n = 0; n < count; n++) {
-      documentIds[n] = n;
-      fieldLength[n] = parts.lengths.slice(n * fields, (n + 1) * fields);
-    }
-    const mini = MiniSearch.loadJS(
-      {
-        documentCount: count,
-        nextId: count,
-        documentIds,
-        fieldIds: Object.fromEntries(INDEX_FIELDS.map((field, f) => [field, f])),
-        fieldLength,
-        averageFieldLength: parts.averages,
-        storedFields: {},
-        index: [],
-        serializationVersion: 2,
-      },
-      miniSearchOptions(terms),
-    );
-    const index = (mini as unknown as { _index?: TermIndex })._index;
-    if (typeof index?.set !== "function") {
-      throw new Error(
-        "knowledge index: this MiniSearch keeps its terms otherwise; update term-postings.ts",
-      );
-    }
-    parts.terms.forEach((term, t) => index.set(term, parts.located[t]!));
-    const { located: _, ...kept } = parts;
-    return new KnowledgeIndex(kept, terms, mini);
+    const parts = readIndex(serialized);
+    return new KnowledgeIndex(parts, languageTerms(parts.language));
   }
 
   /** The string to store with the site; `load` makes it an index again, on any instance. */
@@ -184,16 +93,7 @@ export class KnowledgeIndex {
       : MAX_SEARCH_LIMIT;
     const terms = [...new Set(this.terms.terms(query))].slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0) return [];
-    const found = this.mini.search(terms.join(" ")).map((result) => ({
-      passage: this.parts.passages[result.id as number]!,
-      score: round(result.score),
-    }));
-    found.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.passage.id < b.passage.id ? -1 : a.passage.id > b.passage.id ? 1 : 0),
-    );
-    return found.slice(0, wanted).map(({ passage, score }) => ({
+    return this.best(this.ranking.rank(terms), wanted).map(({ passage, score }) => ({
       url: passage.url,
       title: passage.title,
       heading: passage.heading,
@@ -201,6 +101,23 @@ export class KnowledgeIndex {
       text: passage.text,
       score,
     }));
+  }
+
+  /** The `wanted` best of `ranked`, scores rounded, in order. */
+  private best(ranked: Ranked[], wanted: number) {
+    const best: { passage: Passage; id: string; score: number }[] = [];
+    for (const { passage: n, score } of ranked) {
+      const passage = this.parts.passages[n]!;
+      const candidate = { passage, id: passage.id, score: round(score) };
+      if (best.length === wanted && !before(candidate, best[wanted - 1]!)) continue;
+      let at = best.length === wanted ? wanted - 1 : best.length;
+      while (at > 0 && before(candidate, best[at - 1]!)) {
+        best[at] = best[at - 1]!;
+        at--;
+      }
+      best[at] = candidate;
+    }
+    return best;
   }
 
   /** How many passages it holds. */
