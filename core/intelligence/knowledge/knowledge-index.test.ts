@@ -4,7 +4,9 @@
  */
 import { expect } from "chai";
 import MiniSearch from "minisearch";
+import { indexedHeading } from "./index-parts.ts";
 import {
+  FIELD_BOOSTS,
   KNOWLEDGE_INDEX_FORMAT,
   KnowledgeIndex,
   KnowledgeIndexFormatError,
@@ -91,13 +93,15 @@ const site: Passage[] = [
 /** MiniSearch itself over `passages`, with the index's fields, boosts, terms and options. */
 function miniSearchOf(passages: Passage[], language: string) {
   const terms = languageTerms(language);
-  const mini = new MiniSearch({
+  const mini = new MiniSearch<Passage>({
     fields: ["title", "heading", "text"],
     storeFields: ["url"],
+    extractField: (passage, field) =>
+      field === "heading" ? indexedHeading(passage, terms) : passage[field as keyof Passage],
     tokenize: terms.tokenize,
     processTerm: terms.processTerm,
     searchOptions: {
-      boost: { title: 2, heading: 2, text: 1 },
+      boost: { title: FIELD_BOOSTS[0]!, heading: FIELD_BOOSTS[1]!, text: FIELD_BOOSTS[2]! },
       prefix: (term) => term.length >= 4,
       fuzzy: (term) => (term.length >= 4 ? 0.2 : false),
       combineWith: "OR",
