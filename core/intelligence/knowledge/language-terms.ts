@@ -7,8 +7,9 @@
  *    token, "8:30" is "8" and "30", "l'hôtel" is "l" and "hôtel");
  * 2. lower-case; drop single letters (digits stay) and the language's stop words
  *    (stop-words.ts, compared folded);
- * 3. stem with the language's Snowball-family stemmer from `@orama/stemmers`, unless the term
- *    has a digit; a language without one is not stemmed;
+ * 3. stem with the language's stemmer from `@orama/stemmers` (Porter for English, Snowball
+ *    for de, fr, es, it, nl, pt), unless the term has a digit; a language without one is not
+ *    stemmed;
  * 4. fold: decompose (NFD), strip combining marks, ß → ss, æ → ae, œ → oe, ø → o. Umlauts fold
  *    to their base letter ("Öffnungszeiten" → "offnungszeit"), not to "oe": the agent writes
  *    its searches with the umlaut, and a visitor's "oe" spelling is one edit away, which fuzzy
