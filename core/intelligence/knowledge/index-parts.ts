@@ -49,12 +49,17 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The parts of the index of `passages`, their words processed by `terms`. */
 export function indexParts(passages: Passage[], terms: LanguageTerms): IndexParts {
   const processTerm = remembered(terms.processTerm);
+  const rememberedTerms: LanguageTerms = {
+    ...terms,
+    processTerm,
+    terms: (text) => terms.tokenize(text).flatMap((token) => processTerm(token) ?? []),
+  };
   const postings = new Map<string, FieldPostings[]>();
   const lengths: number[] = [];
   const averages: number[] = INDEX_FIELDS.map(() => 0);
   passages.forEach((passage, n) => {
     INDEX_FIELDS.forEach((field, fieldId) => {
-      const text = field === "heading" ? indexedHeading(passage, terms) : passage[field];
+      const text = field === "heading" ? indexedHeading(passage, rememberedTerms) : passage[field];
       const tokens = terms.tokenize(text);
       const length = new Set(tokens).size;
       lengths.push(length);
