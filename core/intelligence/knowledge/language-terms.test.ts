@@ -171,8 +171,13 @@ describe("language terms", () => {
     ]);
   });
 
-  it("names the language it stems, none when it stems none", () => {
-    expect(languageTerms("de-AT").language).to.equal("de");
-    expect(languageTerms("xx").language).to.equal(undefined);
+  it("names its language by the primary subtag, and whether it stems it", () => {
+    expect(languageTerms("de-AT")).to.include({ language: "de", stems: true });
+    expect(languageTerms("xx")).to.include({ language: "xx", stems: false });
+  });
+
+  it("has no language for a tag that is not one", () => {
+    expect(languageTerms("12-ab")).to.include({ language: undefined, stems: false });
+    expect(languageTerms(undefined)).to.include({ language: undefined, stems: false });
   });
 });

@@ -22,8 +22,10 @@ import { stopWords } from "./stop-words.ts";
 
 /** The steps minisearch takes as its `tokenize` and `processTerm` options, and both together. */
 export interface LanguageTerms {
-  /** The primary subtag whose stemmer runs; undefined when none does. */
+  /** The primary subtag these steps are for; undefined for no language (or not a tag). */
   readonly language: string | undefined;
+  /** Whether words are stemmed (the language has a stemmer). */
+  readonly stems: boolean;
   /** The raw tokens of `text`, in order, unprocessed. */
   tokenize(text: string): string[];
   /** One token as the index holds it, or null when it is not indexed (a stop word, a letter). */
@@ -114,7 +116,8 @@ function makeTerms(language: string | undefined): LanguageTerms {
     return foldDiacritics(stem(lower));
   };
   return {
-    language: stemmed ? language : undefined,
+    language,
+    stems: stemmed,
     tokenize,
     processTerm,
     terms: (text) => tokenize(text).flatMap((token) => processTerm(token) ?? []),
