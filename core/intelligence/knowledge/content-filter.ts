@@ -77,6 +77,8 @@ function judge(element: HtmlElement): boolean {
   const role = roleOf(element);
   if (NOT_TEXT.has(name) || LANDMARK_ROLES.has(role) || isHidden(element)) return true;
   if ((name === "header" || name === "footer") && !insideSectioning(element)) return true;
+  if (name === "label" && inside(element, (up) => up.name === "form")) return true;
+  if (name === "a" && isSkipLink(element)) return true;
   if (name === "aside" && isNavigationAside(element)) return true;
   const names = [attributes["class"], attributes["id"], attributes["aria-label"]];
   if (names.some((value) => value !== undefined && CONSENT_NAME.test(value))) return true;
@@ -94,12 +96,18 @@ function isHidden({ name, attributes }: HtmlElement): boolean {
   );
 }
 
-function insideSectioning(element: HtmlElement): boolean {
+const insideSectioning = (element: HtmlElement) => inside(element, (up) => SECTIONING.has(up.name));
+
+function inside(element: HtmlElement, test: (ancestor: HtmlElement) => boolean): boolean {
   for (let up = element.parent; up !== undefined; up = up.parent) {
-    if (SECTIONING.has(up.name)) return true;
+    if (test(up)) return true;
   }
   return false;
 }
+
+/** A link to the page's own content that keyboard users skip the navigation with. */
+const isSkipLink = ({ attributes }: HtmlElement) =>
+  attributes["href"]?.startsWith("#") === true && /skip/i.test(attributes["class"] ?? "");
 
 /** A sidebar of links: it holds a navigation, or two thirds of its text are links'. */
 function isNavigationAside(aside: HtmlElement): boolean {

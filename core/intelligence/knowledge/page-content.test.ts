@@ -80,13 +80,27 @@ describe("extractContent: what is kept of a page", () => {
     ).to.deep.equal(["Text"]);
   });
 
-  it("drops form controls and keeps the form's other text", () => {
+  it("drops form controls and the labels of a form, and keeps the form's other text", () => {
     expect(
       texts(
         "<form><p>Write to us</p><label>Name <input name='n'></label><select><option>Mr</option></select>" +
           "<textarea>Message</textarea><button>Send</button></form>",
       ),
-    ).to.deep.equal(["Write to us\nName"]);
+    ).to.deep.equal(["Write to us"]);
+  });
+
+  it("keeps a label outside a form (a CSS accordion's question)", () => {
+    expect(
+      texts("<input type='checkbox' id='q1'><label for='q1'>Can I park?</label><p>Yes.</p>"),
+    ).to.deep.equal(["Can I park?\nYes."]);
+  });
+
+  it("drops a skip link", () => {
+    expect(
+      texts(
+        "<a class='skip-link screen-reader-text' href='#content'>Skip to content</a><p id='content'>Text</p>",
+      ),
+    ).to.deep.equal(["Text"]);
   });
 
   it("drops a cookie banner named so by its class, id or aria-label", () => {
@@ -276,12 +290,12 @@ describe("extractContent: text", () => {
     ).to.deep.equal(["- AOK\n- TK and Barmer\n- First"]);
   });
 
-  it("writes nested lists' items on lines of their own, and a block inside an item after its dash", () => {
+  it("indents a nested list's items by two spaces a level, and writes a block inside an item after its dash", () => {
     expect(
       texts(
-        "<ul><li><p>Private</p><ul><li>Allianz</li><li>AXA</li></ul></li><li></li></ul><p>End</p>",
+        "<ul><li><p>Private</p><ul><li>Allianz<ol><li>Inner</li></ol></li><li>AXA</li></ul></li><li></li></ul><p>End</p>",
       ),
-    ).to.deep.equal(["- Private\n- Allianz\n- AXA\nEnd"]);
+    ).to.deep.equal(["- Private\n  - Allianz\n    - Inner\n  - AXA\nEnd"]);
   });
 
   it("writes a table's rows one a line, their cells joined by ` | `, empty cells left out", () => {

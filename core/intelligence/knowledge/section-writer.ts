@@ -16,6 +16,8 @@ const BLOCKS = new Set(
 
 const HEADING = /^h([1-6])$/;
 
+const LISTS = new Set(["ul", "ol", "menu", "dir"]);
+
 /** The sections of `content`'s text, in document order; those without text left out. */
 export function writeSections(content: HtmlElement): PageSection[] {
   const writer = new SectionWriter();
@@ -30,6 +32,8 @@ class SectionWriter {
   /** The headings the current section sits under, outermost first. */
   #path: { level: number; text: string }[] = [];
   #sectionId: string | null = null;
+  /** How many lists the walk is in: a nested list's items are indented by two spaces a level. */
+  #lists = 0;
 
   children(element: HtmlElement, pre: boolean): void {
     for (const child of element.children) {
@@ -64,11 +68,14 @@ class SectionWriter {
     if (heading !== null) return this.#heading(element, Number(heading[1]));
     if (name === "br") return this.#lines.endLine();
     if (name === "table") return this.#table(element);
-    if (name === "li") this.#lines.startLine("- ");
+    if (name === "li") this.#lines.startLine(`${"  ".repeat(Math.max(0, this.#lists - 1))}- `);
+    const list = LISTS.has(name);
+    if (list) this.#lists++;
     const block = BLOCKS.has(name);
     if (block) this.#lines.endLine();
     this.children(element, pre || name === "pre");
     if (block) this.#lines.endLine();
+    if (list) this.#lists--;
     if (name === "li") this.#lines.clearPrefix();
   }
 
