@@ -77,7 +77,7 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
       {
         headings: ["About Lindenhof Dental", "Greener dentistry"],
         sectionId: "sustainability",
-        text: "Our electricity comes from 100 % renewable sources, we take digital impressions instead of using single-use trays wherever we can, and old amalgam is separated and recycled. Since 2021 we no longer place amalgam fillings at all.",
+        text: "We want our practice to be kind to the environment. Our electricity comes from 100 % renewable sources, we take digital impressions instead of using single-use trays wherever we can, and old amalgam is separated and recycled. Since 2021 we no longer place amalgam fillings at all.",
       },
     ],
   },
@@ -267,7 +267,7 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
       {
         headings: ["Dental emergencies", "In pain during our opening hours"],
         sectionId: "same-day",
-        text: "Call us as early as you can, ideally at 8:00. We keep slots free every day for patients with acute pain, a swollen face or an accident, and we see you the same day.",
+        text: "Call us as early as you can, ideally at 8:00. We keep slots free every day for patients with toothache, a swollen face or an accident, and we see you the same day.",
       },
       {
         headings: ["Dental emergencies", "Nights, weekends and public holidays"],
@@ -410,7 +410,7 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
       {
         headings: ["Frequently asked questions", "Appointments", "Can I book online?"],
         sectionId: "faq-online-booking",
-        text: "Yes: check-ups, cleanings and first visits can be booked on our booking page at any time of day. If you are in pain, please call instead so that we can see you the same day.",
+        text: "Yes: check-ups, cleanings and first visits can be booked online on our booking page at any time of day. If you are in pain, please call instead so that we can see you the same day.",
       },
       {
         headings: ["Frequently asked questions", "Appointments", "What if I am running late?"],
@@ -424,7 +424,7 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
           "From what age should children see a dentist?",
         ],
         sectionId: "faq-children",
-        text: "Bring your child along from the first tooth, at around six months. Early visits are playful and help children get used to us. Check-ups for children are covered by every statutory insurer.",
+        text: "Bring your baby along from the first tooth, at around six months. Early visits are playful and help children get used to us. Check-ups for children are covered by every statutory insurer.",
       },
       {
         headings: ["Frequently asked questions", "Treatment", "Will it hurt?"],
@@ -572,12 +572,12 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
       {
         headings: ["Willkommen bei Lindenhof Dental", "Gesetzlich versichert?"],
         sectionId: "kassenpatienten",
-        text: "Wir rechnen mit allen gesetzlichen Krankenkassen ab. Bitte bringen Sie Ihre Gesundheitskarte und Ihr Bonusheft mit. Die Kontrolluntersuchung zweimal im Jahr übernimmt Ihre Kasse vollständig.",
+        text: "Wir rechnen mit allen gesetzlichen Krankenkassen ab. Bitte bringen Sie Ihre Gesundheitskarte und Ihr Bonusheft zum Termin mit. Die Kontrolluntersuchung zweimal im Jahr übernimmt Ihre Kasse vollständig.",
       },
       {
         headings: ["Willkommen bei Lindenhof Dental", "So finden Sie uns"],
         sectionId: "anfahrt",
-        text: "Lindenhofstraße 12, 2. Obergeschoss (mit Aufzug), 79100 Freiburg im Breisgau. Mit der Straßenbahnlinie 2 bis zur Haltestelle Lorettostraße, danach zwei Minuten zu Fuß bergauf. Für Patienten gibt es vier Parkplätze im Hof hinter dem Haus.",
+        text: "Lindenhofstraße 12, 2. Obergeschoss (mit Aufzug), 79100 Freiburg im Breisgau. Mit der Straßenbahnlinie 2 bis zur Haltestelle Lorettostraße, danach zwei Minuten zu Fuß bergauf. Wenn Sie mit dem Auto kommen: Für Patienten gibt es vier Parkplätze im Hof hinter dem Haus.",
       },
       {
         headings: ["Willkommen bei Lindenhof Dental", "Zahnschmerzen am Wochenende?"],
@@ -608,7 +608,7 @@ export const KNOWLEDGE_SITE_CONTENT: Record<string, Omit<PageContent, "url">> = 
       {
         headings: ["Unsere Leistungen", "Für Angstpatienten"],
         sectionId: "angstpatienten",
-        text: "Wir nehmen uns besonders viel Zeit. Auf Wunsch behandeln wir mit Lachgas oder im Dämmerschlaf, und Sie bestimmen mit einem Handzeichen, wann wir eine Pause machen.",
+        text: "Wenn Sie Angst vor der Behandlung haben, nehmen wir uns besonders viel Zeit. Auf Wunsch behandeln wir mit Lachgas oder im Dämmerschlaf, und Sie bestimmen mit einem Handzeichen, wann wir eine Pause machen.",
       },
       {
         headings: ["Unsere Leistungen", "Zahnaufhellung"],
