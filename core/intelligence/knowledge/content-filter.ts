@@ -1,6 +1,7 @@
 /**
  * Which part of a page is its main content, and which elements in it are not content: the
- * site's navigation, header and footer, cookie banners, scripts, hidden elements, form controls.
+ * site's navigation, header and footer, cookie banners, scripts, hidden elements, form controls
+ * and their labels, skip links.
  * The rules look at what an element is (its tag, role, ARIA attributes, and names that say
  * "cookie banner"), never at how long or link-heavy ordinary blocks are, so that short content
  * (opening hours, a phone number) is kept; only an `<aside>` is judged by its links.
@@ -89,7 +90,9 @@ const roleOf = (element: HtmlElement) => element.attributes["role"]?.trim().toLo
 
 function isHidden({ name, attributes }: HtmlElement): boolean {
   return (
-    attributes["hidden"] !== undefined ||
+    // `hidden="until-found"` is collapsed content that the browser's search opens: content.
+    (attributes["hidden"] !== undefined &&
+      attributes["hidden"].trim().toLowerCase() !== "until-found") ||
     attributes["aria-hidden"]?.trim().toLowerCase() === "true" ||
     HIDDEN_STYLE.test(attributes["style"] ?? "") ||
     (name === "dialog" && attributes["open"] === undefined)

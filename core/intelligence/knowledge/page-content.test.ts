@@ -137,10 +137,23 @@ describe("extractContent: what is kept of a page", () => {
     ).to.deep.equal(["Text\nShown"]);
   });
 
-  it("drops the landmarks navigation, banner and contentinfo given by role", () => {
+  it("keeps content hidden until found (collapsed, opened by the browser's search)", () => {
+    expect(texts("<p>Text</p><div hidden='until-found'><p>Answer</p></div>")).to.deep.equal([
+      "Text\nAnswer",
+    ]);
+  });
+
+  it("drops a closed <dialog> and keeps an open one", () => {
+    expect(
+      texts("<p>Text</p><dialog><p>Newsletter?</p></dialog><dialog open><p>Notice</p></dialog>"),
+    ).to.deep.equal(["Text\nNotice"]);
+  });
+
+  it("drops the landmarks navigation, banner, contentinfo and search given by role", () => {
     expect(
       texts(
-        "<div role='banner'>Logo</div><div role='navigation'>Menu</div><p>Text</p><div role='contentinfo'>Imprint</div>",
+        "<div role='banner'>Logo</div><div role='navigation'>Menu</div><p>Text</p>" +
+          "<div role='search'>Search</div><div role='contentinfo'>Imprint</div>",
       ),
     ).to.deep.equal(["Text"]);
   });
