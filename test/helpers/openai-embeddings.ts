@@ -30,8 +30,14 @@ const MAX_INPUTS = 2048;
 const MAX_INPUT_TOKENS = 8192;
 const MAX_REQUEST_TOKENS = 300_000;
 
-/** The status and JSON body the stand-in answers a parsed embeddings request with. */
-export function answerEmbeddings(body: unknown): { status: number; body: unknown } {
+/**
+ * The status and JSON body the stand-in answers a parsed embeddings request with; `reversed`
+ * lists the embeddings last input first (each keeps its `index`).
+ */
+export function answerEmbeddings(
+  body: unknown,
+  options: { reversed?: boolean } = {},
+): { status: number; body: unknown } {
   const refused = (problem: OpenAiErrorBody, status = 400) => ({ status, body: problem });
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return refused(invalidInput());
@@ -90,18 +96,19 @@ export function answerEmbeddings(body: unknown): { status: number; body: unknown
       }),
     );
   }
+  const data = (inputs as string[]).map((text, index) => {
+    const vector = standinEmbedding(text, dimensions);
+    return {
+      object: "embedding",
+      index,
+      embedding: format === "float" ? vector : base64Floats(vector),
+    };
+  });
   return {
     status: 200,
     body: {
       object: "list",
-      data: (inputs as string[]).map((text, index) => {
-        const vector = standinEmbedding(text, dimensions);
-        return {
-          object: "embedding",
-          index,
-          embedding: format === "float" ? vector : base64Floats(vector),
-        };
-      }),
+      data: options.reversed === true ? data.toReversed() : data,
       model: request.model,
       usage: { prompt_tokens: total, total_tokens: total },
     },

@@ -86,6 +86,11 @@ export interface OpenAiStandin {
   apiKey: string;
   /** What the next requests meet. */
   behaviour: StandinBehaviour;
+  /**
+   * Embeddings are answered last input first while set: OpenAI gives each its `index` and does
+   * not promise their order.
+   */
+  reverseEmbeddings: boolean;
   /** Every request received but those to CALLS_PATH, oldest first. */
   requests: RecordedSecretRequest[];
   /** The WebRTC calls endpoint, which takes the secrets minted here. */
@@ -152,6 +157,7 @@ export async function startOpenAiStandin(
     baseUrl: "",
     apiKey,
     behaviour: options.behaviour ?? "mint",
+    reverseEmbeddings: false,
     requests,
     calls,
     sideband,
@@ -254,7 +260,7 @@ export async function startOpenAiStandin(
       return;
     }
     if (route === "embeddings") {
-      const embeddings = answerEmbeddings(body);
+      const embeddings = answerEmbeddings(body, { reversed: standin.reverseEmbeddings });
       answer(embeddings.status, behaviour === "not-json" ? NOT_JSON : embeddings.body);
       return;
     }
