@@ -16,8 +16,7 @@
  * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
  * and OpenAI's public address passes the guard.
  */
-import { outboundRefusal, readCappedBody } from "sitevoice";
-import http from "node:http";
+import { readCappedBody } from "sitevoice";
 import { definePlugin, PLUGIN_API_VERSION, VoiceProviderUnavailable } from "sitevoice";
 import type {
   CallControl,
@@ -29,6 +28,7 @@ import type {
   VoiceSessionRequest,
 } from "sitevoice";
 import { controlOpenAiCall } from "./openai-call-control.ts";
+import { refusal, statusLine, unreachable } from "./openai-refusal.ts";
 import {
   EMBEDDINGS_PATH,
   embeddingBatches,
@@ -57,8 +57,6 @@ const NO_KEY = "no OpenAI API key is configured (set OPENAI_API_KEY)";
 
 /** A client secret with its session echo is a few kilobytes; far more is not OpenAI answering. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-/** OpenAI's own words are kept in messages (they name a bad voice or model), up to this length. */
-const MAX_QUOTED_CHARS = 300;
 
 /** How a failure's message begins, by what was asked of OpenAI. */
 const SESSION_FAILED = "the voice provider failed";
@@ -259,47 +257,6 @@ export class OpenAiProvider implements VoiceProvider {
 
 /** The signal of a caller that gave none. */
 const NEVER = new AbortController().signal;
-
-/** What a non-2xx answer means, with OpenAI's own message when it gave one. */
-function refusal(response: Response, text: string): string {
-  const status = statusLine(response);
-  // OpenAI's 401 message quotes part of the key; what matters is which setting to fix.
-  if (response.status === 401) {
-    return `OpenAI answered ${status}: the API key was refused (check OPENAI_API_KEY)`;
-  }
-  const detail = openAiMessage(text);
-  return detail === undefined
-    ? `OpenAI answered ${status}`
-    : `OpenAI answered ${status}: ${detail}`;
-}
-
-/** `error.message` of OpenAI's error body `{error: {message, type, param, code}}`. */
-function openAiMessage(text: string): string | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-  if (typeof message !== "string" || message.trim() === "") return undefined;
-  const oneLine = message.replace(/\s+/g, " ").trim();
-  return oneLine.length > MAX_QUOTED_CHARS ? `${oneLine.slice(0, MAX_QUOTED_CHARS)}…` : oneLine;
-}
-
-/** `503 Service Unavailable`, with the standard reason when the answer gave none. */
-function statusLine(response: Response): string {
-  const reason = response.statusText || http.STATUS_CODES[response.status] || "";
-  return reason === "" ? String(response.status) : `${response.status} ${reason}`;
-}
-
-/**
- * Why no answer came: the SSRF guard's refusal (its message names only the host), or that the
- * network failed (its code goes to the log, not to the client).
- */
-function unreachable(error: unknown, host: string): string {
-  return outboundRefusal(error)?.message ?? `OpenAI at ${host} could not be reached`;
-}
 
 export const OPENAI_REALTIME_VOICES = [
   "alloy",
