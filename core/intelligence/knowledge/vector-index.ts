@@ -43,6 +43,8 @@ export class VectorIndex {
   readonly #vectors: Int8Array;
   /** 1 / the length of each stored vector (0 for one of no length). */
   readonly #inverseNorms: Float64Array;
+  /** Each id's position, made on first use of `vector`. */
+  #positions: Map<string, number> | undefined;
 
   private constructor(ids: readonly string[], dimensions: number, vectors: Int8Array) {
     this.#ids = ids;
@@ -139,6 +141,19 @@ export class VectorIndex {
   /** The length of its vectors (0 when it holds none). */
   get dimensions(): number {
     return this.#dimensions;
+  }
+
+  /**
+   * The direction of the vector stored under `id` (its int8 numbers), undefined without one:
+   * building an index from it stores the same bytes, so an unchanged passage's vector carries
+   * over to the next index without embedding it again.
+   */
+  vector(id: string): Float32Array | undefined {
+    this.#positions ??= new Map(this.#ids.map((stored, i) => [stored, i]));
+    const i = this.#positions.get(id);
+    if (i === undefined) return undefined;
+    const dimensions = this.#dimensions;
+    return Float32Array.from(this.#vectors.subarray(i * dimensions, (i + 1) * dimensions));
   }
 
   /** The text `load` reads back: JSON with the vectors as base64. */
