@@ -18,6 +18,8 @@ export interface VectorIndexFigures {
   float32StoredBytes: number;
   /** The vectors in memory (int8), without the ids. */
   vectorBytes: number;
+  /** The first load in this process (code not yet optimized), as on a cold instance. */
+  firstLoadMs: number;
   loadMs: { p50: number; p99: number; max: number };
   searchMs: { p50: number; p99: number; max: number };
 }
@@ -80,6 +82,7 @@ export function measureVectorIndex(
     storedBytes: stored.length,
     float32StoredBytes: Math.ceil((passages * dimensions * 4) / 3) * 4,
     vectorBytes: passages * dimensions,
+    firstLoadMs: Math.round(loads[0]! * 100) / 100,
     loadMs: spread(loads),
     searchMs: spread(searches),
   };
