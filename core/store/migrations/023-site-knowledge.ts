@@ -12,8 +12,8 @@ import type { Knex } from "knex";
  * `crawl_id` is the crawl that stored its present content.
  *
  * `site_knowledge` is one row per site: its search index as serialized (`format` names the
- * index's format; long text, about 7 MB for 5,000 passages), when it was built, what it holds,
- * and the pages the latest crawl could not index, with why (JSON).
+ * index's format, `language` the one it stems for; long text, about 7 MB for 5,000 passages),
+ * when it was built, what it holds, and the pages the latest crawl could not index, with why.
  *
  * `crawls` gain the counts of what a crawl found: pages asked for, unchanged (304, or the same
  * text), changed (new or different text) and removed.
@@ -48,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("site_knowledge", (t) => {
     t.string("site_id", 63).primary().references("site_id").inTable("sites").onDelete("CASCADE");
     t.string("format", 40).notNullable();
+    /** The language the index stems words for: the site's, when it was built. */
+    t.string("language", 35).notNullable();
     t.text("serialized", "longtext").notNullable();
     t.bigInteger("built_at").notNullable();
     t.integer("pages").notNullable().defaultTo(0);
