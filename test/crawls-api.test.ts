@@ -17,6 +17,7 @@ import request from "supertest";
 import type { Scope } from "../core/auth/principal.ts";
 import { pluginNetwork } from "../core/host/plugin-network.ts";
 import { CrawlService } from "../core/intelligence/crawl-service.ts";
+import { CrawlKnowledge } from "../core/intelligence/knowledge/crawl-knowledge.ts";
 import { parseOutboundAllowList } from "../core/security/outbound-allow-list.ts";
 import { OutboundPolicy } from "../core/security/outbound-policy.ts";
 import { startSiteServer, type SiteServer } from "./helpers/crawl-site-server.ts";
@@ -309,6 +310,11 @@ for (const target of databaseTargets) {
         settings: { crawler: { contactUrl: "https://voice.example/crawler", maxPages: 10 } },
         logger: pino({ level: "silent" }),
         intelligence: { crawled: async () => {}, invalidate: async () => {} },
+        knowledge: new CrawlKnowledge({
+          store: service.store,
+          holder: service.knowledge,
+          logger: pino({ level: "silent" }),
+        }),
         instanceName: "leaving",
       });
       const running = crawls.run(queued!.id);

@@ -89,7 +89,11 @@ async function readPage(
     text: {
       url: finalUrl,
       change:
-        known === undefined ? "new" : known.contentHash === text.contentHash ? "unchanged" : "changed",
+        known === undefined
+          ? "new"
+          : known.contentHash === text.contentHash
+            ? "unchanged"
+            : "changed",
       notModified: false,
       etag: header(response, "etag") ?? null,
       lastModified: header(response, "last-modified") ?? null,
