@@ -96,6 +96,13 @@ for (const target of databaseTargets) {
       expect(ran?.status).to.equal("done");
       const [done] = (await crawlsOf(siteId)).body.data;
       expect(done).to.include({ id: queued.id, trigger: "created", status: "done", pages: 5 });
+      // 8 pages asked for (robots.txt keeps it from /private/staff), 5 of them read, all new.
+      expect(done).to.include({
+        pages_fetched: 8,
+        pages_unchanged: 0,
+        pages_changed: 5,
+        pages_removed: 0,
+      });
       expect(done.started_at).to.match(ISO_TIME);
       expect(done.finished_at).to.match(ISO_TIME);
       expect(done.duration_ms).to.equal(Date.parse(done.finished_at) - Date.parse(done.started_at));
@@ -130,6 +137,23 @@ for (const target of databaseTargets) {
         sectionIds: ["menu", "starters", "mains", "desserts", "sweet"],
       });
       expect(known.body.data.personality_prompt).to.include("Menu & prices");
+    });
+
+    it("counts the pages of a crawl again as unchanged when their text is the same", async () => {
+      const siteId = await createSite();
+      await service.crawls.run((await crawlsOf(siteId)).body.data[0].id);
+      const again = await api("post", `/v1/sites/${siteId}/refresh`);
+      await service.crawls.run(again.body.data.crawl_id);
+      const [latest] = (await crawlsOf(siteId)).body.data;
+      expect(latest).to.include({
+        id: again.body.data.crawl_id,
+        status: "done",
+        pages: 5,
+        pages_fetched: 8,
+        pages_unchanged: 5,
+        pages_changed: 0,
+        pages_removed: 0,
+      });
     });
 
     it("serves the page the crawler's user agent points to, without a key", async () => {
