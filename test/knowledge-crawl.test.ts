@@ -25,10 +25,7 @@ import type { Passage } from "../core/intelligence/knowledge/knowledge-types.ts"
 import { localChannel } from "../core/pubsub/channel.ts";
 import type { CrawlRow } from "../core/store/repos/crawls-repo.ts";
 import { startFailingProxy, type FailingProxy } from "./helpers/failing-proxy.ts";
-import {
-  startKnowledgeSite,
-  type KnowledgeSite,
-} from "./helpers/knowledge-site-server.ts";
+import { startKnowledgeSite, type KnowledgeSite } from "./helpers/knowledge-site-server.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -228,7 +225,9 @@ for (const target of databaseTargets) {
       const siteId = await newSite();
       await crawl(siteId);
       const url = `${site.origin}${REMOVED_PATH}`;
-      expect((await service.knowledge.search(siteId, REMOVED_QUESTION, 5)).map((h) => h.url)).to.include(url);
+      expect(
+        (await service.knowledge.search(siteId, REMOVED_QUESTION, 5)).map((h) => h.url),
+      ).to.include(url);
       site.removePage(REMOVED_PATH);
 
       const again = await crawl(siteId);
@@ -343,8 +342,9 @@ for (const target of databaseTargets) {
       await crawl(siteId);
       const clock = { now: Date.now() };
       const other = otherInstance(clock);
-      expect(await other.search(siteId, NEW_TEXT_QUESTION, 3)).not.to.satisfy((hits: { url: string }[]) =>
-        hits.some((hit) => hit.url === `${site.origin}${CHANGED_PATH}` ),
+      expect(await other.search(siteId, NEW_TEXT_QUESTION, 3)).not.to.satisfy(
+        (hits: { url: string }[]) =>
+          hits.some((hit) => hit.url === `${site.origin}${CHANGED_PATH}`),
       );
       site.setPage(CHANGED_PATH, changedText(await pageHtml(site.origin, CHANGED_PATH)));
       await crawl(siteId);

@@ -218,9 +218,7 @@ export class SiteIntelligenceService {
     const done =
       crawl === undefined ? await this.parts.store.crawls.latestDone(site.site_id) : crawl;
     const view =
-      done == null
-        ? undefined
-        : siteViewOf(done, site.domain, await this.#knowledge(site.site_id));
+      done == null ? undefined : siteViewOf(done, site.domain, await this.#knowledge(site.site_id));
     const data = await introspectCollections(this.parts.plugins, site, {
       logger: this.parts.logger,
       timeoutMs: this.parts.introspectionTimeoutMs,
