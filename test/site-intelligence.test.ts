@@ -151,7 +151,13 @@ describe("GET /v1/:siteId/site-intelligence", function () {
       "site",
     ]);
     expect(new Date(data.generatedAt).toISOString()).to.equal(data.generatedAt);
-    expect(data.site).to.deep.equal({ origin: ORIGIN, totalPages: 3, pages: PAGES });
+    // No crawl here stored any text: no sections, no index.
+    expect(data.site).to.deep.equal({
+      origin: ORIGIN,
+      totalPages: 3,
+      pages: PAGES.map((page) => ({ ...page, sections: 0 })),
+      knowledge: { updatedAt: null },
+    });
     const first = PAGES[0]!;
     expect(data.data.collections).to.deep.equal([
       {
