@@ -1,7 +1,8 @@
 /**
  * A reverse proxy in front of a local site that answers the paths told to fail with an error
  * status of their own (a 500, a 503) and passes every other request through as it came, headers
- * included: a site whose page breaks for a while.
+ * included (its answers' bodies name the proxy's origin for the site's): a site whose page breaks
+ * for a while.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,6 +21,7 @@ export interface FailingProxy {
 export async function startFailingProxy(target: string): Promise<FailingProxy> {
   const upstream = new URL(target);
   const failing = new Map<string, number>();
+  let origin = "";
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://proxy").pathname;
     const status = failing.get(path);
@@ -36,8 +38,16 @@ export async function startFailingProxy(target: string): Promise<FailingProxy> {
         headers: { ...req.headers, host: upstream.host },
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        // The site's own URLs (its sitemap's, robots.txt's) name the proxy instead.
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          const body = Buffer.from(
+            Buffer.concat(chunks).toString("utf8").replaceAll(upstream.origin, origin),
+          );
+          const headers = { ...answer.headers, "content-length": String(body.length) };
+          res.writeHead(answer.statusCode ?? 502, headers).end(body);
+        });
       },
     );
     forwarded.on("error", () => res.writeHead(502).end());
@@ -45,8 +55,9 @@ export async function startFailingProxy(target: string): Promise<FailingProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     domain: `127.0.0.1:${port}`,
     fail: (path, status) => void failing.set(path, status),
     heal: (path) => void failing.delete(path),
