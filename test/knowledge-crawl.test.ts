@@ -13,6 +13,7 @@
 import crypto from "node:crypto";
 import { expect } from "chai";
 import { pino } from "pino";
+import request from "supertest";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { extractContent } from "../core/intelligence/knowledge/page-content.ts";
 import { toPassages } from "../core/intelligence/knowledge/passages.ts";
@@ -323,6 +324,30 @@ for (const target of databaseTargets) {
       const pages = await service.knowledge.pages(siteId);
       expect(pages.map((page) => page.url)).to.deep.equal(
         PAGES.map((path) => `${site.origin}${path}`).sort(),
+      );
+    });
+
+    it("gives site intelligence each page's section count and when the knowledge was built", async () => {
+      const siteId = await newSite();
+      await crawl(siteId);
+      await service.intelligence.idle();
+      const answer = await request(service.url)
+        .get(`/v1/${siteId}/site-intelligence`)
+        .set("Origin", site.origin);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      const expected: Record<string, number> = {};
+      for (const path of PAGES) {
+        const url = `${site.origin}${path}`;
+        expected[url] = extractContent(await pageHtml(site.origin, path), url).sections.length;
+      }
+      const { pages, knowledge } = answer.body.data.site;
+      expect(
+        Object.fromEntries(
+          pages.map((p: { url: string; sections: number }) => [p.url, p.sections]),
+        ),
+      ).to.deep.equal(expected);
+      expect(knowledge.updatedAt).to.equal(
+        new Date((await knowledgeRow(siteId))!.built_at).toISOString(),
       );
     });
 
