@@ -26,7 +26,11 @@ import type { Passage } from "../core/intelligence/knowledge/knowledge-types.ts"
 import { localChannel } from "../core/pubsub/channel.ts";
 import type { CrawlRow } from "../core/store/repos/crawls-repo.ts";
 import { startFailingProxy, type FailingProxy } from "./helpers/failing-proxy.ts";
-import { startKnowledgeSite, type KnowledgeSite } from "./helpers/knowledge-site-server.ts";
+import {
+  KNOWLEDGE_SITE_PAGES,
+  startKnowledgeSite,
+  type KnowledgeSite,
+} from "./helpers/knowledge-site-server.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -416,7 +420,7 @@ for (const target of databaseTargets) {
       await service.store.db
         .knex("site_knowledge")
         .where({ site_id: siteId })
-        .update({ format: "sitevoice-knowledge-0", serialized: "{}" });
+        .update({ format: 0, serialized: "{}" });
 
       const other = otherInstance({ now: before!.built_at + 60_000 });
       expect(await other.search(siteId, QUESTION, 5)).to.deep.equal(expected);

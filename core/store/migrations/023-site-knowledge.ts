@@ -47,7 +47,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.schema.createTable("site_knowledge", (t) => {
     t.string("site_id", 63).primary().references("site_id").inTable("sites").onDelete("CASCADE");
-    t.string("format", 40).notNullable();
+    t.integer("format").notNullable();
     /** The language the index stems words for: the site's, when it was built. */
     t.string("language", 35).notNullable();
     t.text("serialized", "longtext").notNullable();

@@ -42,8 +42,8 @@ export type PageTouch = Pick<
 
 export interface SiteKnowledgeRow {
   site_id: string;
-  /** The index's format (knowledge-index.ts): another one is rebuilt from the pages. */
-  format: string;
+  /** The index's format version (knowledge-index.ts): another one is rebuilt from the pages. */
+  format: number;
   /** The language the index stems words for. */
   language: string;
   serialized: string;
@@ -107,6 +107,7 @@ function knownRow(raw: KnownPageRow): KnownPageRow {
 function summaryRow<T extends KnowledgeSummaryRow>(raw: T): T {
   return {
     ...raw,
+    format: Number(raw.format),
     built_at: Number(raw.built_at),
     pages: Number(raw.pages),
     sections: Number(raw.sections),
@@ -191,12 +192,14 @@ export class SiteKnowledgeRepo {
   }
 
   /** When the site's index was built, and in which format: the cheap check of a held index. */
-  async stamp(siteId: string): Promise<{ built_at: number; format: string } | undefined> {
+  async stamp(siteId: string): Promise<{ built_at: number; format: number } | undefined> {
     const raw = (await this.knex("site_knowledge")
       .select("built_at", "format")
       .where({ site_id: siteId })
-      .first()) as { built_at: number; format: string } | undefined;
-    return raw === undefined ? undefined : { built_at: Number(raw.built_at), format: raw.format };
+      .first()) as { built_at: number; format: number } | undefined;
+    return raw === undefined
+      ? undefined
+      : { built_at: Number(raw.built_at), format: Number(raw.format) };
   }
 
   /** Writes the site's index whole, over the one stored. */
