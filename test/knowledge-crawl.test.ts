@@ -282,7 +282,7 @@ for (const target of databaseTargets) {
       proxy.fail(REMOVED_PATH, 500);
 
       const again = await crawl(siteId);
-      expect(again.status).to.equal("done");
+      expect(again.status, again.errors ?? "").to.equal("done");
       expect(counts(again)).to.deep.equal({
         fetched: PAGES.length,
         unchanged: PAGES.length - 1,

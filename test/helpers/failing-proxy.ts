@@ -45,7 +45,8 @@ export async function startFailingProxy(target: string): Promise<FailingProxy> {
           const body = Buffer.from(
             Buffer.concat(chunks).toString("utf8").replaceAll(upstream.origin, origin),
           );
-          const headers = { ...answer.headers, "content-length": String(body.length) };
+          const { "transfer-encoding": _chunked, ...headers } = answer.headers;
+          headers["content-length"] = String(body.length);
           res.writeHead(answer.statusCode ?? 502, headers).end(body);
         });
       },
