@@ -135,6 +135,8 @@ for (const target of databaseTargets) {
         title: "Menu & prices",
         description: "Starters, mains and desserts.",
         sectionIds: ["menu", "starters", "mains", "desserts", "sweet"],
+        // Of its headings, only the last has text under it: one section of text.
+        sections: 1,
       });
       expect(known.body.data.personality_prompt).to.include("Menu & prices");
     });
