@@ -1,10 +1,10 @@
 /**
  * Crawls one site for the assistant's knowledge of it: its pages' titles, descriptions, section
  * ids and main text (asked for conditionally when an earlier crawl kept the page: a 304 gives
- * the page as kept). Polite (robots.txt for our user agent, its Crawl-delay, a few requests at once)
- * and contained: every request goes through the guarded request (the SSRF guard), stays on the
- * site's origin (sitemap entries and redirects elsewhere are never fetched) and is bounded in
- * time, size and number. The pages come from the site's sitemaps; without one (or with an empty
+ * the page as kept). Polite (robots.txt for our user agent, its Crawl-delay, a few requests at
+ * once) and contained: every request goes through the guarded request (the SSRF guard), stays
+ * on the site's origin (sitemap entries and redirects elsewhere are never fetched) and is
+ * bounded in time, size and number. The pages come from the site's sitemaps; without one (or with an empty
  * one), from the links of `/`, breadth first. Pure: what it knew and what it found are the
  * caller's to store (crawl-service.ts).
  */
