@@ -1,7 +1,8 @@
 /**
  * A crawl as `GET /v1/sites/:id/crawls` shows it: its trigger and status, when it started and
  * finished (ISO 8601, null until then), its duration, the pages it found, what it found of their
- * text (pages asked for, unchanged, changed, removed) and the errors it met (the first 100). The pages themselves are site intelligence's (the site-intelligence endpoint).
+ * text (pages asked for, unchanged, changed, removed) and the errors it met (the first 100).
+ * The pages themselves are site intelligence's (the site-intelligence endpoint).
  */
 import type { CrawlRow, CrawlStatus, CrawlTrigger } from "../store/repos/crawls-repo.ts";
 import type { CrawlError } from "./crawler/index.ts";

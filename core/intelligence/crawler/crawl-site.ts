@@ -4,9 +4,9 @@
  * the page as kept). Polite (robots.txt for our user agent, its Crawl-delay, a few requests at
  * once) and contained: every request goes through the guarded request (the SSRF guard), stays
  * on the site's origin (sitemap entries and redirects elsewhere are never fetched) and is
- * bounded in time, size and number. The pages come from the site's sitemaps; without one (or with an empty
- * one), from the links of `/`, breadth first. Pure: what it knew and what it found are the
- * caller's to store (crawl-service.ts).
+ * bounded in time, size and number. The pages come from the site's sitemaps; without one (or
+ * with an empty one), from the links of `/`, breadth first. Pure: what it knew and what it found
+ * are the caller's to store (crawl-service.ts).
  */
 import { setTimeout as wait } from "node:timers/promises";
 import { pino } from "pino";

@@ -1,4 +1,7 @@
-/** The bound on the indexes an instance holds: their stored size, the least recently used leaving first. */
+/**
+ * The bound on the indexes an instance holds: their stored size, the least recently used leaving
+ * first.
+ */
 import { expect } from "chai";
 import { KnowledgeCache, type HeldKnowledge } from "./knowledge-cache.ts";
 

@@ -60,7 +60,10 @@ export function knownPages(rows: readonly KnownPageRow[]): Map<string, KnownPage
   );
 }
 
-/** The plan of `result`, a crawl (`crawlId`, ended `done` or not) of the site whose pages are `stored`. */
+/**
+ * The plan of `result`, a crawl (`crawlId`, ended `done` or not) of the site whose pages are
+ * `stored`.
+ */
 export function planKnowledge(
   result: CrawlResult,
   stored: readonly KnownPageRow[],
