@@ -27,3 +27,16 @@ describe("extractPage", () => {
     expect(page.sectionIds).to.deep.equal(["menu", "starters"]);
   });
 });
+
+describe("extractPage on a page nested 100,000 deep", () => {
+  it("reads it whole: the deepest heading's id, the links after it, the title", () => {
+    const n = 100_000;
+    const html = `<html><head><title>Deep</title></head><body>${"<div>".repeat(n)}<h2 id="bottom">Bottom</h2>${"</div>".repeat(n)}<a href="/after">After</a></body></html>`;
+    expect(extractPage(html, "https://shop.example/")).to.deep.equal({
+      title: "Deep",
+      description: null,
+      sectionIds: ["bottom"],
+      links: ["https://shop.example/after"],
+    });
+  });
+});

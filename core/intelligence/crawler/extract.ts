@@ -1,10 +1,11 @@
 /**
  * What the crawler reads out of a document, with htmlparser2's streaming parser (no DOM is
- * built): of an HTML page its title, its description and the ids of its sections (what the
- * assistant can point a visitor at: `/menu#desserts`), and the links to follow; of a sitemap the
- * `<loc>` of each entry and whether it is an index of further sitemaps.
+ * built; bounded in depth, so that a page nested absurdly deep costs no more than a flat one): of
+ * an HTML page its title, its description and the ids of its sections (what the assistant can
+ * point a visitor at: `/menu#desserts`), and the links to follow; of a sitemap the `<loc>` of
+ * each entry and whether it is an index of further sitemaps.
  */
-import { Parser } from "htmlparser2";
+import { BoundedParser } from "../../util/bounded-html-parser.ts";
 
 export interface ExtractedPage {
   /** `<title>`, trimmed, whitespace collapsed; null without one (or an empty one). */
@@ -44,7 +45,7 @@ export function extractPage(
   // Open elements from the innermost heading down; 0 when outside every heading.
   let headingDepth = 0;
 
-  const parser = new Parser(
+  const parser = new BoundedParser(
     {
       onopentag(name, attributes) {
         if (HEADING.test(name) || headingDepth > 0) {
@@ -123,7 +124,7 @@ export function extractSitemap(xml: string): ExtractedSitemap {
   // (not image:loc and the like of extensions, which sit deeper).
   const path: string[] = [];
   let loc: string | undefined;
-  const parser = new Parser(
+  const parser = new BoundedParser(
     {
       onopentag(name) {
         const local = localName(name);
