@@ -16,6 +16,7 @@ import { composeIntelligence } from "./intelligence/compose-intelligence.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import type { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
+import type { KnowledgeService } from "./intelligence/knowledge/knowledge-service.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
 import type { UsageThresholds } from "./analytics/usage-thresholds.ts";
@@ -159,6 +160,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usageThresholds: UsageThresholds;
   /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
   intelligence: SiteIntelligenceService;
+  /** The sites' knowledge (their pages' text, searchable), kept by the crawls. */
+  knowledge: KnowledgeService;
   /** The workspace's webhook endpoints, as the API manages them. */
   webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
@@ -235,7 +238,7 @@ export async function composeParts(
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
     });
-    const { intelligence, crawls } = composeIntelligence(
+    const { intelligence, crawls, knowledge } = composeIntelligence(
       { store, sites, plugins: installed.plugins, templates: installed.templates },
       { settings, logger, outbound, channel, closers },
     );
@@ -262,6 +265,7 @@ export async function composeParts(
       usageStream,
       usageThresholds,
       intelligence,
+      knowledge,
       webhooks: new WebhookEndpointService({
         store,
         ring,

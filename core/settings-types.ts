@@ -85,9 +85,10 @@ export interface Settings {
    * How much each per-site or per-session cache holds at most (the least recently used leaves
    * first): SITEVOICE_CACHE_SITES (decoded sites, 10,000), SITEVOICE_CACHE_SESSIONS (widget
    * sessions with their opened secrets, 10,000), SITEVOICE_CACHE_ADAPTERS (adapter instances,
-   * each with its connections, 1,000).
+   * each with its connections, 1,000), SITEVOICE_CACHE_KNOWLEDGE_MB (sites' search indexes, by
+   * their serialized size, 256 MB).
    */
-  caches: { sites: number; sessions: number; adapters: number };
+  caches: { sites: number; sessions: number; adapters: number; knowledgeMb: number };
   /**
    * Outgoing mail (magic links, the owner's notices). `smtpUrl` is SMTP_URL (`smtp://` or
    * `smtps://`, credentials in it; never logged); unset = mails are written to the log with a

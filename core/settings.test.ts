@@ -112,6 +112,14 @@ describe("settings", () => {
     }
   });
 
+  it("holds SITEVOICE_CACHE_KNOWLEDGE_MB megabytes of search indexes, 1 to 65536, 256 by default", () => {
+    expect(loadSettings({}).caches.knowledgeMb).to.equal(256);
+    expect(loadSettings({ SITEVOICE_CACHE_KNOWLEDGE_MB: "32" }).caches.knowledgeMb).to.equal(32);
+    for (const bad of ["0", "65537", "1.5", "lots"]) {
+      refused({ SITEVOICE_CACHE_KNOWLEDGE_MB: bad }, "SITEVOICE_CACHE_KNOWLEDGE_MB");
+    }
+  });
+
   it("beats an idle analytics stream every SITEVOICE_STREAM_HEARTBEAT_MS, 100 to 60000", () => {
     expect(loadSettings({}).stream.heartbeatMs).to.equal(15_000);
     const set = loadSettings({ SITEVOICE_STREAM_HEARTBEAT_MS: "100" });

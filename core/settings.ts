@@ -127,6 +127,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
       sites: parseCount("SITEVOICE_CACHE_SITES", value("SITEVOICE_CACHE_SITES"), 10_000),
       sessions: parseCount("SITEVOICE_CACHE_SESSIONS", value("SITEVOICE_CACHE_SESSIONS"), 10_000),
       adapters: parseCount("SITEVOICE_CACHE_ADAPTERS", value("SITEVOICE_CACHE_ADAPTERS"), 1_000),
+      knowledgeMb: parseBetween(
+        "SITEVOICE_CACHE_KNOWLEDGE_MB",
+        value("SITEVOICE_CACHE_KNOWLEDGE_MB"),
+        256,
+        [1, 65_536],
+      ),
     },
     mail: {
       smtpUrl: smtpUrl === undefined ? undefined : mailSetting("SMTP_URL", smtpUrl, checkSmtpUrl),

@@ -17,6 +17,7 @@ import request from "supertest";
 import type { Scope } from "../core/auth/principal.ts";
 import { pluginNetwork } from "../core/host/plugin-network.ts";
 import { CrawlService } from "../core/intelligence/crawl-service.ts";
+import { CrawlKnowledge } from "../core/intelligence/knowledge/crawl-knowledge.ts";
 import { parseOutboundAllowList } from "../core/security/outbound-allow-list.ts";
 import { OutboundPolicy } from "../core/security/outbound-policy.ts";
 import { startSiteServer, type SiteServer } from "./helpers/crawl-site-server.ts";
@@ -95,6 +96,13 @@ for (const target of databaseTargets) {
       expect(ran?.status).to.equal("done");
       const [done] = (await crawlsOf(siteId)).body.data;
       expect(done).to.include({ id: queued.id, trigger: "created", status: "done", pages: 5 });
+      // 8 pages asked for (robots.txt keeps it from /private/staff), 5 of them read, all new.
+      expect(done).to.include({
+        pages_fetched: 8,
+        pages_unchanged: 0,
+        pages_changed: 5,
+        pages_removed: 0,
+      });
       expect(done.started_at).to.match(ISO_TIME);
       expect(done.finished_at).to.match(ISO_TIME);
       expect(done.duration_ms).to.equal(Date.parse(done.finished_at) - Date.parse(done.started_at));
@@ -127,8 +135,27 @@ for (const target of databaseTargets) {
         title: "Menu & prices",
         description: "Starters, mains and desserts.",
         sectionIds: ["menu", "starters", "mains", "desserts", "sweet"],
+        // Of its headings, only the last has text under it: one section of text.
+        sections: 1,
       });
       expect(known.body.data.personality_prompt).to.include("Menu & prices");
+    });
+
+    it("counts the pages of a crawl again as unchanged when their text is the same", async () => {
+      const siteId = await createSite();
+      await service.crawls.run((await crawlsOf(siteId)).body.data[0].id);
+      const again = await api("post", `/v1/sites/${siteId}/refresh`);
+      await service.crawls.run(again.body.data.crawl_id);
+      const [latest] = (await crawlsOf(siteId)).body.data;
+      expect(latest).to.include({
+        id: again.body.data.crawl_id,
+        status: "done",
+        pages: 5,
+        pages_fetched: 8,
+        pages_unchanged: 5,
+        pages_changed: 0,
+        pages_removed: 0,
+      });
     });
 
     it("serves the page the crawler's user agent points to, without a key", async () => {
@@ -309,6 +336,11 @@ for (const target of databaseTargets) {
         settings: { crawler: { contactUrl: "https://voice.example/crawler", maxPages: 10 } },
         logger: pino({ level: "silent" }),
         intelligence: { crawled: async () => {}, invalidate: async () => {} },
+        knowledge: new CrawlKnowledge({
+          store: service.store,
+          holder: service.knowledge,
+          logger: pino({ level: "silent" }),
+        }),
         instanceName: "leaving",
       });
       const running = crawls.run(queued!.id);

@@ -72,6 +72,17 @@ describe("the site page's crawl list", function () {
     expect(html).to.contain(`https://${DOMAIN}/sitemap.xml`).and.contain("timed out after 10 s");
   });
 
+  it("shows what a done crawl found of its pages' text: fetched, unchanged, changed, removed", async () => {
+    await forgetCrawls(service.store, siteId);
+    await finishedCrawl(service.store, siteId, {
+      domain: DOMAIN,
+      pages: [{ url: `https://${DOMAIN}/`, title: null, description: null, sectionIds: [] }],
+      counts: { pages_fetched: 12, pages_unchanged: 9, pages_changed: 2, pages_removed: 1 },
+    });
+    const html = await crawlList();
+    expect(html).to.contain("12 fetched · 9 unchanged · 2 changed · 1 removed");
+  });
+
   it("escapes a reason and a URL that hold HTML", async () => {
     await failedWith([
       { url: `https://${DOMAIN}/"><b>x</b>`, reason: "<img src=x onerror=alert(1)>" },

@@ -151,7 +151,13 @@ describe("GET /v1/:siteId/site-intelligence", function () {
       "site",
     ]);
     expect(new Date(data.generatedAt).toISOString()).to.equal(data.generatedAt);
-    expect(data.site).to.deep.equal({ origin: ORIGIN, totalPages: 3, pages: PAGES });
+    // No crawl here stored any text: no sections, no index.
+    expect(data.site).to.deep.equal({
+      origin: ORIGIN,
+      totalPages: 3,
+      pages: PAGES.map((page) => ({ ...page, sections: 0 })),
+      knowledge: { updatedAt: null },
+    });
     const first = PAGES[0]!;
     expect(data.data.collections).to.deep.equal([
       {
@@ -201,7 +207,7 @@ describe("GET /v1/:siteId/site-intelligence", function () {
     await finishedCrawl(service.store, bare, { domain: DOMAIN, pages: PAGES });
     const noAdapter = (await read(bare).expect(200)).body.data;
     expect(noAdapter).to.not.have.property("data");
-    expect(noAdapter.site.pages).to.deep.equal(PAGES);
+    expect(noAdapter.site.pages).to.deep.equal(PAGES.map((page) => ({ ...page, sections: 0 })));
   });
 
   it("echoes the Origin with Vary: Origin, and answers a GET preflight from the site's origin only", async () => {

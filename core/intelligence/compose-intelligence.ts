@@ -1,7 +1,8 @@
 /**
- * The part of the composition root (core/compose.ts) that makes site intelligence and the crawls:
- * each needs the other (a site never crawled asks for its first crawl; a crawl's end and a
- * refresh tell intelligence), and both have something to close, in order.
+ * The part of the composition root (core/compose.ts) that makes site intelligence, the sites'
+ * knowledge and the crawls: each needs the other (a site never crawled asks for its first crawl;
+ * a crawl's end stores the knowledge and tells intelligence, a refresh tells intelligence), and
+ * they have something to close, in order.
  */
 import type { Logger } from "pino";
 import type { PluginHost } from "../host/plugin-host.ts";
@@ -12,6 +13,8 @@ import type { SiteChangeChannel } from "../sites/site-cache.ts";
 import type { SiteService } from "../sites/site-service.ts";
 import type { Store } from "../store/store.ts";
 import { CrawlService } from "./crawl-service.ts";
+import { CrawlKnowledge } from "./knowledge/crawl-knowledge.ts";
+import { KnowledgeService } from "./knowledge/knowledge-service.ts";
 import type { PromptTemplates } from "./prompt-templates.ts";
 import { SiteIntelligenceService } from "./site-intelligence-service.ts";
 
@@ -25,11 +28,20 @@ export function composeIntelligence(
     /** The root's closers, run in reverse: what is pushed last closes first. */
     closers: (() => Promise<void> | void)[];
   },
-): { intelligence: SiteIntelligenceService; crawls: CrawlService } {
+): { intelligence: SiteIntelligenceService; crawls: CrawlService; knowledge: KnowledgeService } {
   const { settings, logger, closers } = context;
+  // Searched from memory; a deleted site's index leaves with it (the site change channel).
+  const knowledge = new KnowledgeService({
+    store: parts.store,
+    logger,
+    cacheBytes: settings.caches.knowledgeMb * 1024 * 1024,
+    channel: context.channel,
+  });
+  closers.push(() => knowledge.idle());
   const intelligence = new SiteIntelligenceService({
     ...parts,
     logger,
+    knowledge,
     // A site never crawled (made before crawls existed) gets its first crawl when asked about.
     queueFirstCrawl: async (siteId) => void (await crawls.queue(siteId, "created")),
   });
@@ -45,10 +57,11 @@ export function composeIntelligence(
     settings,
     logger,
     intelligence,
+    knowledge: new CrawlKnowledge({ store: parts.store, holder: knowledge, logger }),
   });
   // A site changed anywhere may have queued a crawl with it: its job is made at once.
   context.channel.subscribe(() => crawls.wake());
   // Stopped first on close: crawls under way are given back before anything closes.
   closers.push(() => crawls.stop());
-  return { intelligence, crawls };
+  return { intelligence, crawls, knowledge };
 }

@@ -30,6 +30,8 @@ import { failure, outcomeOf } from "./crawl-outcome.ts";
 import { crawlView, type CrawlView } from "./crawl-view.ts";
 import { crawlSite } from "./crawler/index.ts";
 import { crawlerUserAgent } from "./crawler/user-agent.ts";
+import type { CrawlResult } from "./crawler/index.ts";
+import type { CrawlKnowledge, KnowledgeUpdate, StoredPages } from "./knowledge/crawl-knowledge.ts";
 
 /** The job that runs one crawl (crawl-jobs.ts). */
 export const CRAWL_RUN_JOB = "crawls.run";
@@ -64,6 +66,8 @@ export interface CrawlServiceParts {
   settings: Pick<Readonly<Settings>, "crawler">;
   logger: Logger;
   intelligence: CrawlListener;
+  /** The site's knowledge: what the crawl asks for conditionally, and stores at its end. */
+  knowledge: CrawlKnowledge;
   now?: () => number;
   /** This instance's name on the crawls it runs (default `host:pid`). */
   instanceName?: string;
@@ -216,15 +220,19 @@ export class CrawlService {
     const stop = new AbortController();
     this.running.set(crawlId, stop);
     let outcome: CrawlOutcome;
+    let update: KnowledgeUpdate | undefined;
     try {
+      const stored = await this.parts.knowledge.stored(site.site_id);
       const result = await crawlSite(site, {
         request: this.parts.request,
         userAgent: this.userAgent,
         maxPages: this.parts.settings.crawler.maxPages,
         logger,
         signal: AbortSignal.any([stop.signal, AbortSignal.timeout(CRAWL_TIMEOUT_MS)]),
+        known: stored.known,
       });
       outcome = outcomeOf(result, this.now());
+      update = await this.#knowledgeOf(site, crawlId, outcome, result, stored);
     } catch (error) {
       if (stop.signal.aborted) {
         await store.crawls.release(crawlId, this.owner);
@@ -235,8 +243,17 @@ export class CrawlService {
     } finally {
       this.running.delete(crawlId);
     }
-    if (!(await store.crawls.finish(crawlId, this.owner, outcome))) return undefined;
-    const ended = await store.crawls.get(crawlId);
+    // The crawl's end and what it changed of the knowledge, whole or not at all: a crawl whose
+    // lease another instance took writes nothing.
+    const ended = await store.transaction(async (tx) => {
+      if (!(await tx.crawls.finish(crawlId, this.owner, { ...outcome, ...update?.counts }))) {
+        return undefined;
+      }
+      await update?.write(tx);
+      return tx.crawls.get(crawlId);
+    });
+    if (ended === undefined) return undefined;
+    update?.committed();
     logger.info(
       {
         crawl_id: crawlId,
@@ -244,12 +261,36 @@ export class CrawlService {
         status: outcome.status,
         pages: outcome.page_count,
         errors: (JSON.parse(outcome.errors) as unknown[]).length,
+        ...update?.counts,
         duration_ms: outcome.finished_at - started,
       },
       "crawl finished",
     );
     await this.afterCrawl(site.site_id, site.domain);
     return ended;
+  }
+
+  /**
+   * What the crawl changes of the site's knowledge; undefined (the crawl's end recorded without
+   * it, the knowledge as it was) when that could not be worked out.
+   */
+  async #knowledgeOf(
+    site: { site_id: string; language: string },
+    crawlId: string,
+    outcome: CrawlOutcome,
+    result: CrawlResult,
+    stored: StoredPages,
+  ): Promise<KnowledgeUpdate | undefined> {
+    try {
+      const done = outcome.status === "done";
+      return await this.parts.knowledge.prepare(site, { id: crawlId, done }, result, stored);
+    } catch (err) {
+      this.parts.logger.warn(
+        { err, crawl_id: crawlId, site_id: site.site_id },
+        "site knowledge not updated",
+      );
+      return undefined;
+    }
   }
 
   /** Site intelligence learns of the new pages; a domain changed meanwhile is crawled anew. */

@@ -1,7 +1,8 @@
 /**
  * A crawl as `GET /v1/sites/:id/crawls` shows it: its trigger and status, when it started and
- * finished (ISO 8601, null until then), its duration, the pages it found and the errors it met
- * (the first 100). The pages themselves are site intelligence's (the site-intelligence endpoint).
+ * finished (ISO 8601, null until then), its duration, the pages it found, what it found of their
+ * text (pages asked for, unchanged, changed, removed) and the errors it met (the first 100).
+ * The pages themselves are site intelligence's (the site-intelligence endpoint).
  */
 import type { CrawlRow, CrawlStatus, CrawlTrigger } from "../store/repos/crawls-repo.ts";
 import type { CrawlError } from "./crawler/index.ts";
@@ -15,6 +16,14 @@ export interface CrawlView {
   finished_at: string | null;
   duration_ms: number | null;
   pages: number;
+  /** Page URLs asked for (a 304 and a failure included). */
+  pages_fetched: number;
+  /** Pages that answered 304, or with the same text as before. */
+  pages_unchanged: number;
+  /** Pages new, or whose text changed (indexed again). */
+  pages_changed: number;
+  /** Pages kept before that this crawl found no more (their passages left the index). */
+  pages_removed: number;
   errors: CrawlError[];
 }
 
@@ -34,6 +43,10 @@ export function crawlView(row: CrawlRow): CrawlView {
         ? row.finished_at - row.started_at
         : null,
     pages: row.page_count,
+    pages_fetched: row.pages_fetched,
+    pages_unchanged: row.pages_unchanged,
+    pages_changed: row.pages_changed,
+    pages_removed: row.pages_removed,
     errors: row.errors === null ? [] : (JSON.parse(row.errors) as CrawlError[]),
   };
 }

@@ -16,7 +16,7 @@ export function responseOf(row: SiteIntelligenceRow, site: SiteConfig): SiteInte
   const answer: SiteIntelligenceResponse = {
     generatedAt: new Date(row.generated_at).toISOString(),
   };
-  if (row.site !== null) answer.site = JSON.parse(row.site) as SiteView;
+  if (row.site !== null) answer.site = siteOf(JSON.parse(row.site) as SiteView);
   const collections = site.adapter?.collections;
   if (collections !== undefined) {
     const stored = (JSON.parse(row.data) as DataView).collections ?? [];
@@ -40,4 +40,13 @@ export function responseOf(row: SiteIntelligenceRow, site: SiteConfig): SiteInte
   }
   answer.personality_prompt = row.prompt;
   return answer;
+}
+
+/** A stored view as answered now: one stored before the site's knowledge existed holds none. */
+function siteOf(view: SiteView): SiteView {
+  return {
+    ...view,
+    pages: view.pages.map((page) => ({ ...page, sections: page.sections ?? 0 })),
+    knowledge: view.knowledge ?? { updatedAt: null },
+  };
 }

@@ -30,7 +30,8 @@ import type {
   SitePage,
   SiteView,
 } from "./site-intelligence-types.ts";
-import { sectionIdsFor, siteViewOf } from "./site-pages.ts";
+import type { KnowledgeReader } from "./knowledge/knowledge-types.ts";
+import { sectionIdsFor, siteViewOf, type KnowledgeView } from "./site-pages.ts";
 
 export const INTELLIGENCE_CACHE = {
   /** How long `site` and `data` are fresh. */
@@ -50,6 +51,8 @@ export interface SiteIntelligenceParts {
   logger: Logger;
   /** The site as the widget endpoints read it, for `crawled`, which has only the id. */
   sites: { publicSite(siteId: string): Promise<PublicSite | undefined> };
+  /** The site's knowledge: each page's section count, when its index was built. */
+  knowledge: Pick<KnowledgeReader, "pages" | "stats">;
   /** Queues a site's first crawl (one that never had any). */
   queueFirstCrawl: (siteId: string) => Promise<unknown>;
   now?: () => number;
@@ -214,7 +217,8 @@ export class SiteIntelligenceService {
     const { site } = target;
     const done =
       crawl === undefined ? await this.parts.store.crawls.latestDone(site.site_id) : crawl;
-    const view = done == null ? undefined : siteViewOf(done, site.domain);
+    const view =
+      done == null ? undefined : siteViewOf(done, site.domain, await this.#knowledge(site.site_id));
     const data = await introspectCollections(this.parts.plugins, site, {
       logger: this.parts.logger,
       timeoutMs: this.parts.introspectionTimeoutMs,
@@ -231,6 +235,15 @@ export class SiteIntelligenceService {
       invalidated_at: null,
       regen_owner: null,
       regen_until: null,
+    };
+  }
+
+  async #knowledge(siteId: string): Promise<KnowledgeView> {
+    const { knowledge } = this.parts;
+    const [pages, stats] = await Promise.all([knowledge.pages(siteId), knowledge.stats(siteId)]);
+    return {
+      sections: new Map(pages.map((page) => [page.url, page.sections])),
+      updatedAt: stats.indexed_at,
     };
   }
 

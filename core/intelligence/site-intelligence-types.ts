@@ -15,6 +15,8 @@ export interface SitePage {
   description: string | null;
   /** Ids of the page's headings and of elements inside them, in document order. */
   sectionIds: string[];
+  /** The sections of its main text the site's knowledge holds (0 when none). */
+  sections: number;
 }
 
 /** The site as its latest finished crawl saw it. */
@@ -23,6 +25,8 @@ export interface SiteView {
   origin: string;
   totalPages: number;
   pages: SitePage[];
+  /** The site's knowledge: when its index was last built (ISO 8601), null while it holds none. */
+  knowledge: { updatedAt: string | null };
 }
 
 export interface FieldView {

@@ -11,6 +11,7 @@ const page = (url: string, sectionIds: string[]) => ({
   title: null,
   description: null,
   sectionIds,
+  sections: 0,
 });
 
 describe("crawled pages", () => {
@@ -59,7 +60,13 @@ describe("crawled pages", () => {
       null,
     ]);
     expect(parsePages(stored)).to.deep.equal([
-      { url: "https://shop.example/", title: "Home", description: null, sectionIds: ["a"] },
+      {
+        url: "https://shop.example/",
+        title: "Home",
+        description: null,
+        sectionIds: ["a"],
+        sections: 0,
+      },
     ]);
     expect(parsePages("{not json")).to.deep.equal([]);
     expect(parsePages(null)).to.deep.equal([]);
@@ -70,6 +77,20 @@ describe("crawled pages", () => {
       origin: "http://localhost:3000",
       totalPages: 0,
       pages: [],
+      knowledge: { updatedAt: null },
     });
+  });
+
+  it("counts each page's sections the site's knowledge holds, and says when it was built", () => {
+    const stored = JSON.stringify([
+      page("https://shop.example/", ["hero"]),
+      page("https://shop.example/sofas", []),
+    ]);
+    const view = siteViewOf({ pages: stored, domain: "shop.example" }, "shop.example", {
+      sections: new Map([["https://shop.example/", 4]]),
+      updatedAt: "2026-11-21T10:04:05.123Z",
+    });
+    expect(view.pages.map((p) => p.sections)).to.deep.equal([4, 0]);
+    expect(view.knowledge).to.deep.equal({ updatedAt: "2026-11-21T10:04:05.123Z" });
   });
 });

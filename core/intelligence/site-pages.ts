@@ -10,10 +10,31 @@ import type { SitePage, SiteView } from "./site-intelligence-types.ts";
 /** The most section ids scroll_to is offered: an enum the model reads whole. */
 export const MAX_SECTION_IDS = 200;
 
-/** The site view of a finished crawl; `domain` (the site's) names the origin when it has none. */
-export function siteViewOf(crawl: Pick<CrawlRow, "pages" | "domain">, domain: string): SiteView {
-  const pages = parsePages(crawl.pages);
-  return { origin: originOf(crawl.domain ?? domain), totalPages: pages.length, pages };
+/** What the site's knowledge adds to the pages: their section counts, when it was built. */
+export interface KnowledgeView {
+  /** By page URL; a page without any has 0. */
+  sections: ReadonlyMap<string, number>;
+  updatedAt: string | null;
+}
+
+const NO_KNOWLEDGE: KnowledgeView = { sections: new Map(), updatedAt: null };
+
+/**
+ * The site view of a finished crawl, with what the site's knowledge holds of its pages; `domain`
+ * (the site's) names the origin when it has none.
+ */
+export function siteViewOf(
+  crawl: Pick<CrawlRow, "pages" | "domain">,
+  domain: string,
+  knowledge: KnowledgeView = NO_KNOWLEDGE,
+): SiteView {
+  const pages = parsePages(crawl.pages, knowledge.sections);
+  return {
+    origin: originOf(crawl.domain ?? domain),
+    totalPages: pages.length,
+    pages,
+    knowledge: { updatedAt: knowledge.updatedAt },
+  };
 }
 
 function originOf(domain: string): string {
@@ -24,8 +45,14 @@ function originOf(domain: string): string {
   }
 }
 
-/** The pages of a crawl's `pages` column; an entry of another shape is left out. */
-export function parsePages(json: string | null): SitePage[] {
+/**
+ * The pages of a crawl's `pages` column, each with its count of `sections` (0 when absent); an
+ * entry of another shape is left out.
+ */
+export function parsePages(
+  json: string | null,
+  sections: ReadonlyMap<string, number> = NO_KNOWLEDGE.sections,
+): SitePage[] {
   if (json === null) return [];
   let raw: unknown;
   try {
@@ -46,6 +73,7 @@ export function parsePages(json: string | null): SitePage[] {
         title: text(page.title),
         description: text(page.description),
         sectionIds: ids.filter((id): id is string => typeof id === "string" && id !== ""),
+        sections: sections.get(page.url) ?? 0,
       },
     ];
   });

@@ -13,6 +13,7 @@ import { EventsRepo } from "./repos/events-repo.ts";
 import { LeadsRepo } from "./repos/leads-repo.ts";
 import { SessionsRepo } from "./repos/sessions-repo.ts";
 import { SiteIntelligenceRepo } from "./repos/site-intelligence-repo.ts";
+import { SiteKnowledgeRepo } from "./repos/site-knowledge-repo.ts";
 import { SitesRepo } from "./repos/sites-repo.ts";
 import { UsageThresholdsRepo } from "./repos/usage-thresholds-repo.ts";
 import { VoiceCallsRepo } from "./repos/voice-calls-repo.ts";
@@ -46,6 +47,7 @@ export class Store {
   readonly webhookHealth: WebhookHealthRepo;
   readonly crawls: CrawlsRepo;
   readonly siteIntelligence: SiteIntelligenceRepo;
+  readonly siteKnowledge: SiteKnowledgeRepo;
   readonly userData: UserDataRepo;
   readonly visitorData: VisitorDataRepo;
   readonly accounts: AccountsRepo;
@@ -73,6 +75,7 @@ export class Store {
     this.webhookHealth = new WebhookHealthRepo(executor, db.client);
     this.crawls = new CrawlsRepo(executor, db.client);
     this.siteIntelligence = new SiteIntelligenceRepo(executor);
+    this.siteKnowledge = new SiteKnowledgeRepo(executor, db.client);
     this.userData = new UserDataRepo(executor, db.client);
     this.visitorData = new VisitorDataRepo(executor);
     this.accounts = new AccountsRepo(executor);

@@ -4,7 +4,11 @@
  * before crawls existed (a site made now has its first crawl queued with it).
  */
 import type { CrawledPage, CrawlError } from "../../core/intelligence/crawler/crawl-types.ts";
-import { newCrawlRow, type CrawlRow } from "../../core/store/repos/crawls-repo.ts";
+import {
+  newCrawlRow,
+  type CrawlCounts,
+  type CrawlRow,
+} from "../../core/store/repos/crawls-repo.ts";
 import type { Store } from "../../core/store/store.ts";
 
 /** A queued crawl of the site (the one active crawl it may have). */
@@ -19,7 +23,7 @@ export async function queuedCrawl(
 
 /**
  * A crawl of `domain` queued, claimed and finished `status` (done with `pages`, or failed), with
- * the `errors` it met (none unless given).
+ * the `errors` it met and the `counts` of its pages' text (none unless given).
  */
 export async function finishedCrawl(
   store: Store,
@@ -30,6 +34,8 @@ export async function finishedCrawl(
     errors?: CrawlError[];
     status?: "done" | "failed";
     at?: number;
+    /** What it found of its pages' text (none by default). */
+    counts?: Partial<CrawlCounts>;
   },
 ): Promise<CrawlRow> {
   const at = options.at ?? Date.now();
@@ -49,6 +55,7 @@ export async function finishedCrawl(
     page_count: pages.length,
     pages: JSON.stringify(pages),
     errors: JSON.stringify(options.errors ?? []),
+    ...options.counts,
   });
   if (!ended) throw new Error(`crawl ${crawl.id} of ${siteId} did not finish`);
   return (await store.crawls.get(crawl.id))!;

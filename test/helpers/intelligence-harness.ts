@@ -98,6 +98,7 @@ export async function intelligenceHarness(target: DatabaseTarget): Promise<Harne
         templates: service.templates,
         logger,
         sites: service.sites,
+        knowledge: service.knowledge,
         queueFirstCrawl: async (siteId) => {
           firstCrawls.push(siteId);
           await queuedCrawl(service.store, siteId, clock.now);

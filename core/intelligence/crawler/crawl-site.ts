@@ -1,10 +1,12 @@
 /**
- * Crawls one site for the assistant's knowledge of it: its pages' titles, descriptions and
- * section ids. Polite (robots.txt for our user agent, its Crawl-delay, a few requests at once)
- * and contained: every request goes through the guarded request (the SSRF guard), stays on the
- * site's origin (sitemap entries and redirects elsewhere are never fetched) and is bounded in
- * time, size and number. The pages come from the site's sitemaps; without one (or with an empty
- * one), from the links of `/`, breadth first. Nothing here is wired into the service yet.
+ * Crawls one site for the assistant's knowledge of it: its pages' titles, descriptions, section
+ * ids and main text (asked for conditionally when an earlier crawl kept the page: a 304 gives
+ * the page as kept). Polite (robots.txt for our user agent, its Crawl-delay, a few requests at
+ * once) and contained: every request goes through the guarded request (the SSRF guard), stays
+ * on the site's origin (sitemap entries and redirects elsewhere are never fetched) and is
+ * bounded in time, size and number. The pages come from the site's sitemaps; without one (or
+ * with an empty one), from the links of `/`, breadth first. Pure: what it knew and what it found
+ * are the caller's to store (crawl-service.ts).
  */
 import { setTimeout as wait } from "node:timers/promises";
 import { pino } from "pino";
@@ -21,6 +23,7 @@ import type {
   CrawlOptions,
   CrawlResult,
   CrawlSite,
+  PageText,
 } from "./crawl-types.ts";
 import { pageUrl, siteOrigin } from "./crawl-urls.ts";
 import { CrawlFetchError, originFetch } from "./origin-fetch.ts";
@@ -50,7 +53,9 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
   const logger = (options.logger ?? pino({ level: "silent" })).child({ crawl: origin });
   const sleep = options.sleep ?? ((ms, signal) => wait(ms, undefined, { signal }));
   const errors: CrawlError[] = [];
+  const unreachable: string[] = [];
   let fetched = 0;
+  let pagesAsked = 0;
   let delayMs = 0;
   let turn: Promise<void> | undefined;
 
@@ -78,20 +83,26 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
           return turn;
         },
         counted: () => void fetched++,
+        validatorsOf: (url) => options.known?.get(url),
       }),
+    known: (url) => options.known?.get(url),
     aborted: () => options.signal?.aborted === true,
-    fail: (url, error) => {
+    fail: (url, error, transient = false) => {
       if (options.signal?.aborted === true) throw options.signal.reason;
       const reason = reasonOf(error);
       errors.push({ url, reason });
+      if (transient) unreachable.push(url);
       const refused = outboundRefusal(error) !== undefined || reason.includes("off the site");
       logger[refused ? "warn" : "info"]({ url, reason }, "crawler: could not read a URL");
     },
   };
-  const result = (pages: CrawledPage[]): CrawlResult => ({
+  const result = (pages: CrawledPage[], texts: PageText[] = []): CrawlResult => ({
     origin,
     pages,
+    texts,
     errors,
+    pagesAsked,
+    unreachable,
     fetched,
     startedAt,
     finishedAt: Date.now(),
@@ -120,16 +131,21 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
   const listed = await sitemapPages(crawl, sitemaps, maxPages, allowed);
   const perHost = options.perHost ?? CRAWL_DEFAULTS.perHost;
   const pages: CrawledPage[] = [];
+  const texts: PageText[] = [];
   const seen = new Set<string>();
-  const keep = (page: CrawledPage) => {
+  const keep = (page: CrawledPage, text: PageText) => {
     // Two URLs may redirect to one page: it is kept once.
-    if (!seen.has(page.url)) pages.push(page);
+    if (!seen.has(page.url)) {
+      pages.push(page);
+      texts.push(text);
+    }
     seen.add(page.url);
   };
   if (listed.length > 0) {
-    for (const read of await readPages(crawl, listed, perHost, refusal, false))
-      if (read) keep(read.page);
-    return result(pages);
+    pagesAsked = listed.length;
+    for (const read of await readPages(crawl, listed, perHost, refusal))
+      if (read) keep(read.page, read.text);
+    return result(pages, texts);
   }
 
   // No sitemap: the links of `/`, level by level, so the order is the same on every run.
@@ -140,9 +156,10 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
   let asked = level.length;
   for (let depth = 0; level.length > 0; depth++) {
     const next: string[] = [];
-    for (const read of await readPages(crawl, level, perHost, refusal, true)) {
+    pagesAsked += level.length;
+    for (const read of await readPages(crawl, level, perHost, refusal)) {
       if (read === undefined) continue;
-      keep(read.page);
+      keep(read.page, read.text);
       met.add(read.page.url);
       if (depth >= maxDepth) continue;
       for (const link of read.links) {
@@ -157,7 +174,7 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
     }
     level = next;
   }
-  return result(pages);
+  return result(pages, texts);
 }
 
 type Robots = ReturnType<typeof robotsParser>;

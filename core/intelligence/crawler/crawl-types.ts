@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { GuardedRequest, OutboundResponse } from "../../security/guarded-request.ts";
+import type { Passage } from "../knowledge/knowledge-types.ts";
 
 /** What of a site the crawler needs (a SiteConfig has these fields). */
 export interface CrawlSite {
@@ -35,6 +36,50 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   /** How the Crawl-delay is waited; a test records it. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * What earlier crawls kept of each page, by URL in normal form: its validators are sent back
+   * (If-None-Match, If-Modified-Since), and a 304 gives the page as it was kept.
+   */
+  known?: ReadonlyMap<string, KnownPage>;
+}
+
+/** What an earlier crawl kept of a page: enough to ask for it again, and to use a 304. */
+export interface KnownPage {
+  etag: string | null;
+  lastModified: string | null;
+  /** SHA-256 (hex) of its passages' canonical JSON: the same text gives the same hash. */
+  contentHash: string;
+  /** Its outline, as a 304 leaves it. */
+  page: CrawledPage;
+  /** Its links within the site, followed after a 304 as after a 200. */
+  links: string[];
+}
+
+/** How a page's text compares with what was known of it. */
+export type PageChange = "new" | "changed" | "unchanged";
+
+/** What a crawl found of one page's text (beside its CrawledPage, of the same URL). */
+export interface PageText {
+  url: string;
+  change: PageChange;
+  /** Whether it answered 304: what was known of it stands. */
+  notModified: boolean;
+  /** The validators of its answer (a 304's, else those known). */
+  etag: string | null;
+  lastModified: string | null;
+  contentHash: string;
+  /** Its links within the site, in normal form, once each. */
+  links: string[];
+  /** Its main content: on a page `new` or `changed`. */
+  content?: PageTextContent;
+}
+
+/** A page's main content as the knowledge keeps it (core/intelligence/knowledge/page-text.ts). */
+export interface PageTextContent {
+  /** `<html lang>`'s primary subtag; null without one. */
+  language: string | null;
+  sectionCount: number;
+  passages: Passage[];
 }
 
 export interface CrawledPage {
@@ -56,7 +101,16 @@ export interface CrawlResult {
   /** `https://<domain>` (`http://` for localhost and 127.0.0.1). */
   origin: string;
   pages: CrawledPage[];
+  /** What each page's text was, in the order of `pages`. */
+  texts: PageText[];
   errors: CrawlError[];
+  /** Page URLs asked for (robots.txt and sitemaps not included). */
+  pagesAsked: number;
+  /**
+   * URLs of pages whose failure may pass (a 5xx or 429 answer, none in time, a broken
+   * connection): what was known of them stands.
+   */
+  unreachable: string[];
   /** HTTP requests made, every redirect hop and robots.txt included. */
   fetched: number;
   /** Milliseconds since the epoch, as the store keeps times. */
@@ -70,10 +124,18 @@ export interface CrawlContext {
   userAgent: string;
   maxBytes: number;
   logger: Logger;
-  /** A GET within the origin (origin-fetch.ts), spaced by the Crawl-delay. */
+  /**
+   * A GET within the origin (origin-fetch.ts), spaced by the Crawl-delay, conditional on what is
+   * known of each URL it reaches.
+   */
   get: (url: string, mayFollow?: (url: string) => string | undefined) => Promise<OutboundResponse>;
+  /** What was known of a page before this crawl (CrawlOptions.known). */
+  known: (url: string) => KnownPage | undefined;
   /** Whether the caller's signal ended the crawl (a failure then is not the URL's). */
   aborted: () => boolean;
-  /** Records a failure of `url` and logs it; rethrows when the crawl was aborted. */
-  fail: (url: string, error: unknown) => void;
+  /**
+   * Records a failure of `url` and logs it (one that may pass, `transient`, is also in the
+   * result's `unreachable`); rethrows when the crawl was aborted.
+   */
+  fail: (url: string, error: unknown, transient?: boolean) => void;
 }

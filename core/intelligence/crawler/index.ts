@@ -1,4 +1,4 @@
-/** The site crawler (issue 13): `crawlSite` and its types. Not wired into the service yet. */
+/** The site crawler (issue 13): `crawlSite` and its types. */
 export { crawlSite, CRAWL_DEFAULTS, MAX_CRAWL_DELAY_MS } from "./crawl-site.ts";
 export type {
   CrawlError,
@@ -6,4 +6,7 @@ export type {
   CrawlOptions,
   CrawlResult,
   CrawlSite,
+  KnownPage,
+  PageChange,
+  PageText,
 } from "./crawl-types.ts";

@@ -37,6 +37,17 @@ export interface OriginFetchOptions {
   beforeRequest?: () => Promise<void>;
   /** Called after every request made, answered or not. */
   counted?: () => void;
+  /**
+   * The validators of what is known of a URL: sent as If-None-Match / If-Modified-Since on the
+   * request for it (each hop its own), so an unchanged page answers 304.
+   */
+  validatorsOf?: (url: string) => Validators | undefined;
+}
+
+/** A page's validators, as its last answer gave them. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
 }
 
 /** The answer of `url` after same-origin redirects; the last hop's URL is `response.url`. */
@@ -56,6 +67,7 @@ export async function originFetch(
         headers: {
           "user-agent": options.userAgent,
           accept: "text/html,application/xml;q=0.9,*/*;q=0.8",
+          ...conditionalHeaders(options.validatorsOf?.(current)),
         },
         redirect: "manual",
         maxBytes: options.maxBytes,
@@ -90,6 +102,14 @@ export async function originFetch(
     visited.add(next);
     current = next;
   }
+}
+
+/** If-None-Match and If-Modified-Since of the validators there are. */
+function conditionalHeaders(validators: Validators | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (validators?.etag != null) headers["if-none-match"] = validators.etag;
+  if (validators?.lastModified != null) headers["if-modified-since"] = validators.lastModified;
+  return headers;
 }
 
 /** One header's value (the first when repeated). */

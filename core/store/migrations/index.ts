@@ -25,6 +25,7 @@ import * as m019 from "./019-oauth.ts";
 import * as m020 from "./020-usage-stream-heads.ts";
 import * as m021 from "./021-address-proof.ts";
 import * as m022 from "./022-workspace-secrets.ts";
+import * as m023 from "./023-site-knowledge.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "020-usage-stream-heads": m020,
   "021-address-proof": m021,
   "022-workspace-secrets": m022,
+  "023-site-knowledge": m023,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -33,10 +33,24 @@ export interface CrawlRow {
   pages: string | null;
   /** JSON array of CrawlError, on a finished crawl. */
   errors: string | null;
+  /** Page URLs asked for (a 304 and a failure included). */
+  pages_fetched: number;
+  /** Pages that answered 304, or the same text as before. */
+  pages_unchanged: number;
+  /** Pages new, or whose text changed. */
+  pages_changed: number;
+  /** Pages stored before that this crawl found no more. */
+  pages_removed: number;
 }
 
+/** What a crawl found of its pages' text, by page. */
+export type CrawlCounts = Pick<
+  CrawlRow,
+  "pages_fetched" | "pages_unchanged" | "pages_changed" | "pages_removed"
+>;
+
 /** What a crawl's end writes. */
-export interface CrawlOutcome {
+export interface CrawlOutcome extends Partial<CrawlCounts> {
   status: "done" | "failed";
   finished_at: number;
   page_count: number;
@@ -66,6 +80,10 @@ const SUMMARY_COLUMNS: string[] = [
   "attempts",
   "page_count",
   "errors",
+  "pages_fetched",
+  "pages_unchanged",
+  "pages_changed",
+  "pages_removed",
 ];
 
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
@@ -81,6 +99,10 @@ function crawlRow(raw: CrawlRow): CrawlRow {
     lease_until: num(raw.lease_until),
     attempts: Number(raw.attempts),
     page_count: Number(raw.page_count),
+    pages_fetched: Number(raw.pages_fetched ?? 0),
+    pages_unchanged: Number(raw.pages_unchanged ?? 0),
+    pages_changed: Number(raw.pages_changed ?? 0),
+    pages_removed: Number(raw.pages_removed ?? 0),
   };
 }
 
@@ -236,5 +258,9 @@ export function newCrawlRow(siteId: string, trigger: CrawlTrigger, now: number):
     page_count: 0,
     pages: null,
     errors: null,
+    pages_fetched: 0,
+    pages_unchanged: 0,
+    pages_changed: 0,
+    pages_removed: 0,
   };
 }
