@@ -16,6 +16,8 @@ import { composeIntelligence } from "./intelligence/compose-intelligence.ts";
 import { rateLimiterFactory, type RateLimiterFactory } from "./limits/rate-limiter.ts";
 import { loadPromptTemplates, type PromptTemplates } from "./intelligence/prompt-templates.ts";
 import type { SiteIntelligenceService } from "./intelligence/site-intelligence-service.ts";
+import type { KnowledgeReader } from "./intelligence/knowledge/knowledge-types.ts";
+import { noKnowledge } from "./intelligence/knowledge/no-knowledge.ts";
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
 import type { UsageThresholds } from "./analytics/usage-thresholds.ts";
@@ -159,6 +161,8 @@ export interface ServiceParts extends InstalledPlugins, StoreParts {
   usageThresholds: UsageThresholds;
   /** The site-intelligence answer and its shared cache; what voice sessions learn of the crawl. */
   intelligence: SiteIntelligenceService;
+  /** The sites' knowledge (their pages' text, searchable), kept by the crawls. */
+  knowledge: KnowledgeReader;
   /** The workspace's webhook endpoints, as the API manages them. */
   webhooks: WebhookEndpointService;
   /** Outgoing mail: SMTP_URL's server, or the log without it. */
@@ -262,6 +266,7 @@ export async function composeParts(
       usageStream,
       usageThresholds,
       intelligence,
+      knowledge: noKnowledge,
       webhooks: new WebhookEndpointService({
         store,
         ring,

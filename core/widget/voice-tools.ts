@@ -20,6 +20,7 @@ import type { SiteConfig } from "../sites/site-types.ts";
 export const SEARCH_DATABASE = "search_database";
 export const SUBMIT_LEAD = "submit_lead";
 export const SCROLL_TO = "scroll_to";
+export const SEARCH_SITE = "search_site";
 
 /** The bounds of schemas/search-params.schema.json, repeated so the model keeps within them. */
 const MAX_QUERY_LENGTH = 500;
