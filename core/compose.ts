@@ -257,7 +257,7 @@ export async function composeParts(
       siteCache: cache,
       sessions,
       ...composeVoice(
-        { store, events, sessions, sites, ...installed, intelligence },
+        { store, events, sessions, sites, ...installed, intelligence, knowledge: noKnowledge },
         { settings, logger, closers },
       ),
       transcripts: new TranscriptService({ store }),
