@@ -2,7 +2,8 @@
  * The agent's `search_site` through the widget in headless Chromium, connected to the OpenAI
  * stand-in: the widget answers the function with a signed `POST /v1/:siteId/knowledge` and gives
  * the model the passages (their text bounded), and the call counts once, as the service records
- * it (the widget sends no usage event of its own for it).
+ * it (the widget sends no usage event of its own for it). Last, the site's page crawled by the
+ * service's own crawl: search_site finds the passage a question needs, and scroll_to shows it.
  */
 import { expect } from "chai";
 import type { Page } from "playwright-core";
@@ -77,6 +78,33 @@ describe("search_site through the widget", function () {
     const answer = await opened.call.callFunction("search_site", { query: "" });
     expect(answer).to.deep.include({ code: "invalid_request" });
     expect(answer).to.have.property("error").that.is.a("string");
+    await hangUp(opened);
+  });
+
+  it("finds the passage a question needs on the crawled site, and scrolls the visitor to its section", async () => {
+    const { service, siteId } = harness;
+    const queued =
+      (await service.store.crawls.active(siteId)) ??
+      (await service.crawls.queue(siteId, "refresh"));
+    const crawled = await service.crawls.run(queued.id);
+    expect(crawled?.status, JSON.stringify(crawled?.errors)).to.equal("done");
+    await service.intelligence.crawled(siteId);
+    const opened = await startCall();
+    const answer = (await opened.call.callFunction("search_site", {
+      query: "How can I call you?",
+      limit: 1,
+    })) as { found: number; items: { url: string; section_id: string; text: string }[] };
+    expect(answer.found).to.equal(1);
+    expect(answer.items[0]).to.include({ url: `${harness.site.origin}/`, section_id: "contact" });
+    expect(answer.items[0]!.text).to.include("Call us.");
+    const scrolled = await opened.call.callFunction("scroll_to", {
+      section_id: answer.items[0]!.section_id,
+    });
+    expect(scrolled).to.deep.equal({ scrolled: true, section_id: "contact" });
+    await opened.page.waitForFunction(() => {
+      const top = document.getElementById("contact")!.getBoundingClientRect().top;
+      return top >= 0 && top < innerHeight && scrollY > 2000;
+    });
     await hangUp(opened);
   });
 });
