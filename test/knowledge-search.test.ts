@@ -137,7 +137,7 @@ describe("the knowledge of a crawled site", function () {
 
   it("logs a search with where it found its passages, never their text nor the question's words", async () => {
     const res = await ask("When do you take your lunch break?").expect(200);
-    const id = res.headers["x-request-id"];
+    const id = String(res.headers["x-request-id"]);
     const line = logLines.find((l) => l.includes(id) && l.includes('"knowledge search"'));
     expect(line, logLines.join("\n")).to.be.a("string");
     const logged = JSON.parse(line!);
