@@ -12,6 +12,7 @@ import { analyticsStreamRoutes, STREAM_LIMITS } from "../routes/analytics-stream
 import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
+import { exampleSiteRoutes } from "../routes/example-site-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
 import { knowledgeRoutes } from "../routes/knowledge-routes.ts";
 import { knowledgeWidgetRoutes } from "../routes/knowledge-widget-routes.ts";
@@ -49,6 +50,8 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes({ ...parts, lifecycle }));
   app.use(crawlerPageRoutes());
+  // Before the widget script's routes: an example website replaces the plain demo page.
+  if (parts.settings.demo) app.use(exampleSiteRoutes());
   app.use(widgetScriptRoutes({ sites: parts.sites, demo: parts.settings.demo }));
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(SITES_PATH, crawlsRoutes(parts.crawls, parts.limiters, requireKey));
