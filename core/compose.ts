@@ -256,7 +256,7 @@ export async function composeParts(
       siteCache: cache,
       sessions,
       ...composeVoice(
-        { store, events, sessions, sites, ...installed, intelligence },
+        { store, events, sessions, sites, ...installed, intelligence, knowledge },
         { settings, logger, closers },
       ),
       transcripts: new TranscriptService({ store }),

@@ -64,6 +64,12 @@ export interface Settings {
    * `openai` by default. Another provider reads its config from `pluginConfig` under this value.
    */
   voiceProvider: string;
+  /**
+   * SITEVOICE_EMBEDDINGS: the voice-provider plugin (type or name) whose `embed` gives the
+   * passages of sites' knowledge vectors for meaning search, read like `voiceProvider`'s config;
+   * unset (or `off`, the default), keyword search alone, and no text leaves for an embeddings API.
+   */
+  embeddings?: string;
   /** OpenAI, the default voice provider. */
   openai: {
     /** The standard (server-side) API key; unset = the token endpoint answers 503. */

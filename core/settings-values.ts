@@ -190,12 +190,18 @@ export function parseOutboundAllow(raw: string): OutboundAllowEntry[] {
 }
 
 /** A plugin `type` like an adapter's, or an npm-style plugin name (the host finds either). */
-export function parseVoiceProvider(raw: string): string {
+export function parseVoiceProvider(raw: string, variable = "SITEVOICE_VOICE_PROVIDER"): string {
   if (/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(raw)) return raw;
   throw new SettingsError(
-    "SITEVOICE_VOICE_PROVIDER",
+    variable,
     `must be a voice-provider plugin type or name such as openai (got "${raw}")`,
   );
+}
+
+/** SITEVOICE_EMBEDDINGS: `off` (or unset) for none, else the provider that embeds. */
+export function parseEmbeddings(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.toLowerCase() === "off") return undefined;
+  return parseVoiceProvider(raw, "SITEVOICE_EMBEDDINGS");
 }
 
 export function oneOf<T extends string>(variable: string, raw: string, allowed: readonly T[]): T {

@@ -182,6 +182,19 @@ describe("settings", () => {
     });
   });
 
+  it("embeds nothing unless SITEVOICE_EMBEDDINGS names a provider", () => {
+    expect(loadSettings({}).embeddings).to.equal(undefined);
+    expect(loadSettings({ SITEVOICE_EMBEDDINGS: "off" }).embeddings).to.equal(undefined);
+    expect(loadSettings({ SITEVOICE_EMBEDDINGS: " openai " }).embeddings).to.equal("openai");
+    expect(loadSettings({ SITEVOICE_EMBEDDINGS: "@acme/voice" }).embeddings).to.equal(
+      "@acme/voice",
+    );
+  });
+
+  it("refuses a SITEVOICE_EMBEDDINGS that is no plugin name", () => {
+    refused({ SITEVOICE_EMBEDDINGS: "Open AI" }, "SITEVOICE_EMBEDDINGS");
+  });
+
   it("names the crawler's contact URL and caps its pages", () => {
     const defaults = loadSettings({ PUBLIC_BASE_URL: "https://voice.example/" }).crawler;
     expect(defaults).to.deep.equal({ contactUrl: "https://voice.example/crawler", maxPages: 500 });

@@ -21,6 +21,7 @@ import {
   parseMasterKey,
   parseOutboundAllow,
   parsePluginConfig,
+  parseEmbeddings,
   parsePort,
   parseUrl,
   parseVoiceProvider,
@@ -112,6 +113,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Readonly<Set
     ],
     demo,
     voiceProvider: parseVoiceProvider(value("SITEVOICE_VOICE_PROVIDER") ?? "openai"),
+    embeddings: parseEmbeddings(value("SITEVOICE_EMBEDDINGS")),
     openai: {
       apiKey: value("OPENAI_API_KEY"),
       baseUrl: parseUrl("OPENAI_BASE_URL", value("OPENAI_BASE_URL") ?? "https://api.openai.com", [

@@ -297,6 +297,18 @@ describe("the dashboard's first pages in a browser", function () {
     expect(await page.locator(".field-problem li").count()).to.equal(0);
   });
 
+  it("searches what the assistant knows from the site's page, the answer shown in place", async () => {
+    const workspaceId = service.boot.workspaceId;
+    await page.goto(`${service.url}/dashboard/sites/form-check?workspace_id=${workspaceId}`);
+    await page.locator("#knowledge-summary").filter({ hasText: "Nothing yet" }).waitFor();
+    await page.getByLabel("A visitor's question").fill("Is there parking?");
+    await page.getByRole("button", { name: "Search the pages" }).click();
+    const hits = page.locator("#knowledge-hits");
+    await hits.filter({ hasText: "Nothing on the site's pages answers" }).waitFor();
+    expect(await hits.innerText()).to.include("“Is there parking?”");
+    await checked("site-knowledge");
+  });
+
   it("made no request to another origin", () => {
     const origin = new URL(service.url).origin;
     expect(requested.length).to.be.greaterThan(10);
@@ -311,6 +323,7 @@ describe("the dashboard's first pages in a browser", function () {
       "members.png",
       "setup.png",
       "sign-in.png",
+      "site-knowledge.png",
       "site-problems.png",
       "verify.png",
     ]);

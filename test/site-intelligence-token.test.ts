@@ -130,4 +130,11 @@ describe("a voice session from the latest crawl", function () {
     expect(session.instructions).to.not.include("## Pages");
     expect(scrollIds(session)).to.equal(undefined);
   });
+
+  it("offers no search_site, and says nothing of it, to a site whose pages hold no knowledge", async () => {
+    await finishedCrawl(service.store, site, { domain: DOMAIN, pages: PAGES });
+    const session = await sessionFor(`${ORIGIN}/`);
+    expect(session.tools.map((t) => t.name)).to.deep.equal(["scroll_to"]);
+    expect(session.instructions).to.not.include("search_site");
+  });
 });

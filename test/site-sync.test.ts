@@ -132,8 +132,8 @@ for (const mode of modes) {
         `Domain ${domain} already belongs to site 'holder' of this workspace`;
       expect(lines.filter((line) => line.startsWith("sites/luigis-trattoria.yaml:"))).to.deep.equal(
         [
-          `sites/luigis-trattoria.yaml:13:1  domain  ${holds("luigistrattoria.example")}`,
-          `sites/luigis-trattoria.yaml:16:22  additional_domains.0  ${holds("www.luigistrattoria.example")}`,
+          `sites/luigis-trattoria.yaml:18:22  additional_domains.0  ${holds("luigistrattoria.example")}`,
+          `sites/luigis-trattoria.yaml:18:47  additional_domains.1  ${holds("www.luigistrattoria.example")}`,
         ],
       );
       expect((await target.list()).map((site) => site.site_id)).to.deep.equal(["holder"]);

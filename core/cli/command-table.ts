@@ -6,6 +6,7 @@ import {
   widgetBuildCommand,
   widgetInfoCommand,
 } from "./service-commands.ts";
+import { knowledgeSearchCommand, knowledgeStatsCommand } from "./knowledge-commands.ts";
 import { diffCommand, pullCommand, syncCommand, validateCommand } from "./site-file-commands.ts";
 import {
   keysCreateCommand,
@@ -26,6 +27,8 @@ export const commandTable: CommandTable = {
     pullCommand,
     migrateCommand,
     adaptersTestCommand,
+    knowledgeSearchCommand,
+    knowledgeStatsCommand,
     keysCreateCommand,
     keysListCommand,
     keysRevokeCommand,
@@ -37,6 +40,7 @@ export const commandTable: CommandTable = {
   ],
   groups: {
     adapters: "Checks of a site's data adapter, on the local store.",
+    knowledge: "What a site's pages say, as its agent searches them, on the local store.",
     keys: "The API keys of a workspace, on the local store.",
     widget: "The widget bundle the service serves at /widget.js.",
     secrets: "The secrets sealed in the store under the master key.",

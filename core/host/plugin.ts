@@ -159,6 +159,15 @@ export interface VoiceProvider extends PluginInstance {
    * dashboard's pages (a banner); it must answer from its config alone, without calling out.
    */
   unavailable?(): string | undefined;
+  /**
+   * Optional: the meaning of texts as vectors, for the meaning search of a site's knowledge
+   * (passages when the index is built, a visitor's question when it is searched). Answers one
+   * vector per text, in the order of `texts`, all of one length; only their directions are
+   * compared (cosine). Called only when the operator turned embeddings on
+   * (SITEVOICE_EMBEDDINGS), since the texts leave for the provider. Rejects on any failure, and
+   * soon after `signal` aborts: a search waits for it only briefly.
+   */
+  embed?(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
 
 /** Thrown by a voice provider that cannot mint a session; its message reaches the client. */

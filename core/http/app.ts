@@ -12,7 +12,10 @@ import { analyticsStreamRoutes, STREAM_LIMITS } from "../routes/analytics-stream
 import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
+import { exampleSiteRoutes } from "../routes/example-site-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
+import { knowledgeRoutes } from "../routes/knowledge-routes.ts";
+import { knowledgeWidgetRoutes } from "../routes/knowledge-widget-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
@@ -47,9 +50,12 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
   app.use(healthRoutes({ ...parts, lifecycle }));
   app.use(crawlerPageRoutes());
+  // Before the widget script's routes: an example website replaces the plain demo page.
+  if (parts.settings.demo) app.use(exampleSiteRoutes());
   app.use(widgetScriptRoutes({ sites: parts.sites, demo: parts.settings.demo }));
   app.use(SITES_PATH, sitesRoutes(parts.sites, requireKey));
   app.use(SITES_PATH, crawlsRoutes(parts.crawls, parts.limiters, requireKey));
+  app.use(SITES_PATH, knowledgeRoutes(parts, requireKey));
   app.use(leadsRoutes(parts, requireKey));
   app.use(webhookDeliveriesRoutes(parts, requireKey));
   app.use(WEBHOOKS_PATH, webhooksRoutes(parts.webhooks, requireKey));
@@ -67,6 +73,7 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
     }),
   );
   app.use(widgetRoutes(parts, requireKey));
+  app.use(knowledgeWidgetRoutes(parts, requireKey));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 
   app.use(notFoundHandler);

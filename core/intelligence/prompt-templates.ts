@@ -67,6 +67,8 @@ export interface PromptData {
   pronunciations: { word: string; say: string }[];
   collections: { name: string; description: string }[];
   lead_capture: { enabled: boolean; fields: string[]; fields_text: string };
+  /** Whether the session offers search_site: the site's pages were indexed and hold passages. */
+  knowledge: boolean;
   /**
    * Pages of the site's latest crawl (prompt.ts picks and caps them): the title (empty when the
    * page has none), the path and query, the description (empty when none). Empty without a crawl.

@@ -25,19 +25,29 @@ let defaultTemplates: PromptTemplates | undefined;
  */
 export function buildPersonalityPrompt(
   site: SiteConfig,
-  options: { now: Date; templates?: PromptTemplates; pages?: readonly PromptPageSource[] },
+  options: {
+    now: Date;
+    templates?: PromptTemplates;
+    pages?: readonly PromptPageSource[];
+    /** Whether the session offers search_site (the site's knowledge holds passages). */
+    knowledge?: boolean;
+  },
 ): string {
   const templates = options.templates ?? (defaultTemplates ??= loadPromptTemplates());
-  const data = promptData(site, options.now, options.pages);
+  const data = promptData(site, options.now, options.pages, options.knowledge);
   if (!templates.industries.has(data.industry)) data.industry = FALLBACK_INDUSTRY;
   return tidy(templates.render(data.industry, data));
 }
 
-/** The data the templates see for `site` at `now`, with the pages of its latest crawl. */
+/**
+ * The data the templates see for `site` at `now`, with the pages of its latest crawl and whether
+ * its knowledge is searched (search_site).
+ */
 export function promptData(
   site: SiteConfig,
   now: Date,
   crawled: readonly PromptPageSource[] = [],
+  knowledge = false,
 ): PromptData {
   const time = formatLocalTime(now, site.timezone);
   const fields = site.lead_capture?.fields ?? [];
@@ -64,6 +74,7 @@ export function promptData(
       fields: [...fields],
       fields_text: listFormat.format(fields.map((f) => LEAD_FIELD_WORDS[f] ?? f)),
     },
+    knowledge,
     pages: pages.listed,
     pages_more: pages.more,
   };

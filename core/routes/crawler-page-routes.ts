@@ -17,11 +17,13 @@ function page(): string {
 <body>
 <h1>${CRAWLER_PRODUCT}</h1>
 <p>${agent} reads the public pages of a website whose owner added a Sitevoice voice assistant to
-it, so that the assistant knows the site's pages: their titles, descriptions and section headings.
-It reads nothing else and sends no forms.</p>
+it, so that the assistant knows the site's pages: their titles, descriptions, headings and the
+text of their main content, which it answers visitors' questions from. It reads nothing else and
+sends no forms.</p>
 <p>It crawls a site when the assistant is set up, when the owner asks for a refresh, and once a
 night. It follows robots.txt (rules for <code>${CRAWLER_PRODUCT}</code> or <code>*</code>) and its
-<code>Crawl-delay</code>, makes at most three requests at a time, and reads at most a few hundred
+<code>Crawl-delay</code>, asks for a page again only if it changed (<code>If-None-Match</code>,
+<code>If-Modified-Since</code>), makes at most three requests at a time, and reads at most a few hundred
 pages.</p>
 <p>To keep it out of your whole site, add to robots.txt:</p>
 <pre>User-agent: ${CRAWLER_PRODUCT}

@@ -15,6 +15,7 @@ import type { Store } from "../store/store.ts";
 import { ASSET_TYPES, createRenderer, loadAssets } from "./dashboard/render.ts";
 import { dashboardErrors, inWorkspace, localsOf } from "./dashboard/workspace-context.ts";
 import { siteChoices } from "./dashboard/page-params.ts";
+import { knowledgePages, type KnowledgePagesParts } from "./dashboard/knowledge-pages.ts";
 import { leadPages, type LeadPagesParts } from "./dashboard/lead-pages.ts";
 import { sitePages, type SitePagesParts } from "./dashboard/site-pages.ts";
 import { usagePages, type UsagePagesParts } from "./dashboard/usage-pages.ts";
@@ -24,6 +25,7 @@ import { oauthCallback, oauthPages } from "./dashboard/oauth-pages.ts";
 import { voiceUnavailable, type VoiceAvailabilityParts } from "../voice/voice-availability.ts";
 
 export type DashboardParts = SitePagesParts &
+  KnowledgePagesParts &
   WebhookPagesParts &
   LeadPagesParts &
   UsagePagesParts &
@@ -113,7 +115,15 @@ export function dashboardRoutes(parts: DashboardParts): Router {
 
   // Each workspace module's routes are relative to /dashboard and check the workspace themselves.
   const workspaceModules = Router().use(signedIn, form);
-  const modules = [sitePages, oauthPages, webhookPages, leadPages, usagePages, visitorDataPages];
+  const modules = [
+    sitePages,
+    knowledgePages,
+    oauthPages,
+    webhookPages,
+    leadPages,
+    usagePages,
+    visitorDataPages,
+  ];
   for (const pages of modules) {
     workspaceModules.use(pages(parts, render));
   }

@@ -4,7 +4,7 @@
  * events, leads, transcripts, session resumption and call reports by Origin plus the session's
  * signature over the raw body. CORS answers only the site's own origins. A query may instead carry an API key with `query:test` (the debug path).
  */
-import express, { Router, type Request, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody, parseRawJson } from "../http/body-parsers.ts";
@@ -24,8 +24,8 @@ import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventBatch } from "../types/generated/usage-event-batch.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { answerPreflight, requireOrigin } from "../http/site-origin.ts";
+import { rawBody, widgetGuards } from "./widget-guards.ts";
 import type { SessionService } from "../widget/session-service.ts";
-import type { PublicSite } from "../sites/site-types.ts";
 import type { LeadService } from "../leads/lead-service.ts";
 import type { TokenService } from "../widget/token-service.ts";
 import type { CallService } from "../widget/call-service.ts";
@@ -80,9 +80,6 @@ const WIDGET_PATHS = [
 /** The widget paths read with GET; the others are POSTed. */
 const GET_PATH = /\/(config|site-intelligence|visitor)$/;
 
-/** The raw bytes of a signed body: the signature is checked before anything parses them. */
-const rawBody = express.raw({ type: () => true, limit: BODY_LIMIT_WIDGET });
-
 export function widgetRoutes(
   parts: WidgetRouteParts,
   requireKey: ReturnType<typeof apiKeyAuth>,
@@ -90,25 +87,7 @@ export function widgetRoutes(
   const router = Router();
   const limit = limitersFor(parts.limiters, LIMITS);
 
-  const siteOf = async (req: Request): Promise<PublicSite> => {
-    const siteId = req.params.siteId as string;
-    const found = await parts.sites.publicSite(siteId);
-    if (found === undefined) throw errors.siteNotFound(siteId);
-    return found;
-  };
-
-  /** Origin, then the session's signature over the raw body, then the JSON it holds. */
-  const signed = async (req: Request, res: Response, target: PublicSite) => {
-    requireOrigin(req, res, target.site);
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const session = await parts.sessions.verify(
-      target.site.site_id,
-      req.headers["x-service-session"],
-      req.headers["x-service-signature"],
-      raw,
-    );
-    return { session, body: parseRawJson(req.headers["content-type"], raw), raw };
-  };
+  const { siteOf, signed } = widgetGuards(parts);
 
   router.options(WIDGET_PATHS, async (req, res) => {
     const target = await siteOf(req);

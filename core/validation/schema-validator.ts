@@ -31,6 +31,7 @@ import userDataRequestSchema from "../../schemas/user-data-request.schema.json" 
 import webhookCreateSchema from "../../schemas/webhook-create.schema.json" with { type: "json" };
 import webhookPatchSchema from "../../schemas/webhook-patch.schema.json" with { type: "json" };
 import oauthStartSchema from "../../schemas/oauth-start.schema.json" with { type: "json" };
+import knowledgeSearchSchema from "../../schemas/knowledge-search.schema.json" with { type: "json" };
 
 const schemas = {
   site: siteSchema,
@@ -55,6 +56,7 @@ const schemas = {
   "webhook-create": webhookCreateSchema,
   "webhook-patch": webhookPatchSchema,
   "oauth-start": oauthStartSchema,
+  "knowledge-search": knowledgeSearchSchema,
 } as const satisfies Record<string, SchemaObject>;
 
 /** Names of the schemas in schemas/, each file being `<name>.schema.json`. */

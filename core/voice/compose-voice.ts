@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import type { EventBus } from "../events/event-bus.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
+import type { KnowledgeReader } from "../intelligence/knowledge/knowledge-types.ts";
 import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
 import type { SiteIntelligenceService } from "../intelligence/site-intelligence-service.ts";
 import type { Settings } from "../settings.ts";
@@ -27,6 +28,7 @@ export function composeVoice(
     plugins: PluginHost;
     templates: PromptTemplates;
     intelligence: SiteIntelligenceService;
+    knowledge: Pick<KnowledgeReader, "stats">;
   },
   env: { settings: Readonly<Settings>; logger: Logger; closers: (() => Promise<void> | void)[] },
 ) {
@@ -50,6 +52,7 @@ export function composeVoice(
       logger,
       templates: parts.templates,
       intelligence: parts.intelligence,
+      knowledge: parts.knowledge,
     }),
     usage: new UsageService({ events, sessions }),
     calls: new CallService({ store, control: callControl }),

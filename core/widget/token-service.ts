@@ -1,7 +1,8 @@
 /**
  * `POST /v1/:siteId/token`: a voice-provider session for the site (its prompt with the pages of
- * its latest crawl, and its tools, scroll_to taking the crawled section ids) and a widget session
- * with its signing secret, the provider first, so a failing provider leaves no session behind.
+ * its latest crawl, and its tools, scroll_to taking the crawled section ids, search_site when its
+ * knowledge holds passages) and a widget session with its signing secret, the provider first, so
+ * a failing provider leaves no session behind.
  */
 import type { Logger } from "pino";
 import { errors } from "../errors.ts";
@@ -9,6 +10,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { ControlledSession } from "../host/call-control.ts";
 import { buildPersonalityPrompt } from "../intelligence/prompt.ts";
+import type { KnowledgeReader } from "../intelligence/knowledge/knowledge-types.ts";
 import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
 import type { SessionView } from "../intelligence/site-intelligence-types.ts";
 import type { Settings } from "../settings.ts";
@@ -18,6 +20,9 @@ import { messageOf } from "../util/message-of.ts";
 import { SESSION_MAX_MS, type SessionService, type Visitor } from "./session-service.ts";
 import { voiceProviderConfig } from "./voice-provider-config.ts";
 import { buildVoiceTools } from "./voice-tools.ts";
+
+/** What a session learns of the site's crawl: its pages and sections, and whether it has knowledge. */
+type Crawled = SessionView & { knowledge: boolean };
 
 /** How long the provider's ephemeral token may be used to connect. */
 const EPHEMERAL_TOKEN_SECONDS = 600;
@@ -32,6 +37,8 @@ export interface TokenServiceParts {
   templates: PromptTemplates;
   /** The latest crawl's pages and section ids (SiteIntelligenceService). */
   intelligence: { sessionView(site: SiteConfig, pageUrl?: string): Promise<SessionView> };
+  /** What the site's knowledge holds: search_site is offered when it holds passages. */
+  knowledge: Pick<KnowledgeReader, "stats">;
   now?: () => number;
 }
 
@@ -86,22 +93,34 @@ export class TokenService {
   }
 
   /**
-   * The pages the session is told about and the sections scroll_to may name; none (the tool then
-   * takes any id, as before the crawler) when the crawl cannot be read: it never stops a session.
+   * The pages the session is told about, the sections scroll_to may name, and whether the site's
+   * knowledge is searched. What cannot be read is left out (scroll_to then takes any id, as before
+   * the crawler; search_site is not offered): it never stops a session.
    */
-  private async crawled(site: SiteConfig, pageUrl?: string): Promise<SessionView> {
-    try {
-      return await this.parts.intelligence.sessionView(site, pageUrl);
-    } catch (error) {
+  private async crawled(site: SiteConfig, pageUrl?: string): Promise<Crawled> {
+    const warn = (error: unknown, what: string) => {
       this.parts.logger.warn(
         { err: error, site_id: site.site_id },
-        "crawled pages not read for a voice session",
+        `${what} not read for a voice session`,
       );
-      return { pages: [], sectionIds: [] };
-    }
+    };
+    const [view, knowledge] = await Promise.all([
+      this.parts.intelligence.sessionView(site, pageUrl).catch((error: unknown) => {
+        warn(error, "crawled pages");
+        return { pages: [], sectionIds: [] };
+      }),
+      this.parts.knowledge.stats(site.site_id).then(
+        (stats) => stats.passages > 0,
+        (error: unknown) => {
+          warn(error, "site knowledge");
+          return false;
+        },
+      ),
+    ]);
+    return { ...view, knowledge };
   }
 
-  private async providerSession(site: SiteConfig, crawled: SessionView) {
+  private async providerSession(site: SiteConfig, crawled: Crawled) {
     const { type, config } = voiceProviderConfig(this.parts.settings);
     if (this.parts.plugins.find("voice-provider", type) === undefined) {
       throw errors.serviceUnavailable(`No voice-provider plugin "${type}" is installed`);
@@ -118,8 +137,12 @@ export class TokenService {
         now: new Date(this.now()),
         templates: this.parts.templates,
         pages: crawled.pages,
+        knowledge: crawled.knowledge,
       }),
-      tools: buildVoiceTools(site, { sectionIds: crawled.sectionIds }),
+      tools: buildVoiceTools(site, {
+        sectionIds: crawled.sectionIds,
+        knowledge: crawled.knowledge,
+      }),
     };
     try {
       const voice = await provider.createSession(

@@ -10,6 +10,7 @@ import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { UsageEventWrite } from "../types/generated/usage-event-write.ts";
 import { batchEventKey, eventKey } from "./replay-key.ts";
 import type { SessionService } from "./session-service.ts";
+import { SEARCH_SITE } from "./voice-tools.ts";
 
 export class UsageService {
   private readonly now: () => number;
@@ -93,6 +94,20 @@ export class UsageService {
         collection: params.collection,
         filters: Array.isArray(params.filters) ? params.filters.length : 0,
       },
+    });
+  }
+
+  /**
+   * The agent's `search_site` (POST /knowledge): a `function_call` event, with how many passages
+   * it found, never the question or the passages.
+   */
+  recordSiteSearch(session: SessionRow, returned: number): Promise<UsageEvent> {
+    return this.parts.events.recordUsage({
+      site_id: session.site_id,
+      session_id: session.id,
+      type: "function_call",
+      function_name: SEARCH_SITE,
+      metadata: { session_id: session.id, returned },
     });
   }
 

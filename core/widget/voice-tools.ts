@@ -1,7 +1,8 @@
 /**
  * The functions a site's voice agent may call, as realtime providers take them: `search_database`
- * (the site's collections), `submit_lead` (when lead capture is on) and `scroll_to` (sections of
- * the page, or of another page of the site, which the widget then opens). Each `parameters` is a
+ * (the site's collections), `search_site` (what the site's pages say, when its crawl indexed any),
+ * `submit_lead` (when lead capture is on) and `scroll_to` (sections of the page, or of another page
+ * of the site, which the widget then opens). Each `parameters` is a
  * JSON Schema specialised to the site, so the model is told the collection names, field names and
  * operators it may use instead of guessing them.
  *
@@ -15,11 +16,13 @@ import { allowedFields } from "../search/check-search.ts";
 import type { CollectionSpec } from "../search/search-types.ts";
 import { FILTER_OPERATORS, MAX_SEARCH_LIMIT } from "../search/search-types.ts";
 import type { VoiceTool } from "../host/plugin.ts";
+import { KNOWLEDGE_QUERY } from "../intelligence/knowledge/knowledge-query.ts";
 import type { SiteConfig } from "../sites/site-types.ts";
 
 export const SEARCH_DATABASE = "search_database";
 export const SUBMIT_LEAD = "submit_lead";
 export const SCROLL_TO = "scroll_to";
+export const SEARCH_SITE = "search_site";
 
 /** The bounds of schemas/search-params.schema.json, repeated so the model keeps within them. */
 const MAX_QUERY_LENGTH = 500;
@@ -32,6 +35,8 @@ export interface VoiceToolOptions {
    * on first, then those of the site's other pages.
    */
   sectionIds?: string[];
+  /** Whether the site's knowledge holds passages to search (search_site is offered then only). */
+  knowledge?: boolean;
 }
 
 /** The tools offered to the voice agent of `site`, in a stable order. */
@@ -39,6 +44,7 @@ export function buildVoiceTools(site: SiteConfig, options: VoiceToolOptions = {}
   const tools: VoiceTool[] = [];
   const search = searchDatabaseTool(site);
   if (search !== undefined) tools.push(search);
+  if (options.knowledge === true) tools.push(searchSiteTool(site));
   if (site.lead_capture.enabled) tools.push(submitLeadTool(site.lead_capture.fields));
   tools.push(scrollToTool(options.sectionIds));
   return tools;
@@ -163,6 +169,40 @@ function filterValueSchema(): Record<string, unknown> {
       ...scalars,
       { type: "array", minItems: 1, maxItems: MAX_IN_VALUES, items: { anyOf: scalars } },
     ],
+  };
+}
+
+/** The site's pages, searched for what they say (POST /v1/:siteId/knowledge). */
+function searchSiteTool(site: SiteConfig): VoiceTool {
+  const { maxChars, maxLimit, defaultLimit } = KNOWLEDGE_QUERY;
+  return {
+    type: "function",
+    name: SEARCH_SITE,
+    description:
+      `Searches the pages of ${site.business_name}'s website for what they say. Use it for ` +
+      "questions about the business that its site may answer (opening hours, prices, services, " +
+      "policies, directions, delivery and the like), and answer only from the passages it " +
+      "returns. Each passage has its page's url and title, its heading and the section_id that " +
+      "scroll_to takes to show it.",
+    parameters: {
+      type: "object",
+      properties: {
+        query: {
+          type: "string",
+          minLength: 1,
+          maxLength: maxChars,
+          description: "The visitor's question, or the words to look for on the site.",
+        },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: maxLimit,
+          description: `How many passages to return, 1 to ${maxLimit}; ${defaultLimit} when left out.`,
+        },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
   };
 }
 

@@ -9,11 +9,14 @@
  * answer without a secret) is a VoiceProviderUnavailable whose message says which; the service
  * answers 503 with it, so no message may hold the key.
  *
+ * It also embeds texts (`embed`, openai-embeddings.ts) with `text-embedding-3-small` for the
+ * meaning search of a site's knowledge, with the same key, base URL, timeout and errors; the
+ * service calls it only when the operator turned embeddings on.
+ *
  * Requests go through `context.fetch`, the host's SSRF-guarded fetch: the base URL is a setting,
  * and OpenAI's public address passes the guard.
  */
-import { outboundRefusal, readCappedBody } from "sitevoice";
-import http from "node:http";
+import { readCappedBody } from "sitevoice";
 import { definePlugin, PLUGIN_API_VERSION, VoiceProviderUnavailable } from "sitevoice";
 import type {
   CallControl,
@@ -25,6 +28,14 @@ import type {
   VoiceSessionRequest,
 } from "sitevoice";
 import { controlOpenAiCall } from "./openai-call-control.ts";
+import { refusal, statusLine, unreachable } from "./openai-refusal.ts";
+import {
+  EMBEDDINGS_PATH,
+  embeddingBatches,
+  embeddingRequest,
+  maxAnswerBytes,
+  vectorsOf,
+} from "./openai-embeddings.ts";
 
 export interface OpenAiProviderConfig {
   /** The standard API key; without one every session fails with a message naming the setting. */
@@ -46,8 +57,17 @@ const NO_KEY = "no OpenAI API key is configured (set OPENAI_API_KEY)";
 
 /** A client secret with its session echo is a few kilobytes; far more is not OpenAI answering. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-/** OpenAI's own words are kept in messages (they name a bad voice or model), up to this length. */
-const MAX_QUOTED_CHARS = 300;
+
+/** How a failure's message begins, by what was asked of OpenAI. */
+const SESSION_FAILED = "the voice provider failed";
+const EMBEDDINGS_FAILED = "the embeddings request failed";
+
+/** What one request reads at most, and how its failures are worded. */
+interface PostOptions {
+  maxBytes: number;
+  failed: string;
+}
+const SESSION_POST: PostOptions = { maxBytes: MAX_ANSWER_BYTES, failed: SESSION_FAILED };
 
 /** Why a request ended early, told apart from the caller's signal. */
 class Timeout extends Error {}
@@ -93,15 +113,21 @@ export class OpenAiProvider implements VoiceProvider {
         tools: request.tools,
       },
     };
-    const answer = await this.#post("/v1/realtime/client_secrets", body, apiKey, options.signal);
+    const answer = await this.#post(
+      "/v1/realtime/client_secrets",
+      body,
+      apiKey,
+      options.signal,
+      SESSION_POST,
+    );
     const { value, expires_at: expiresAt } = (answer ?? {}) as Record<string, unknown>;
     if (typeof value !== "string" || value === "") {
-      throw this.#failure("OpenAI's answer holds no client secret (value)");
+      throw this.#failure(SESSION_FAILED, "OpenAI's answer holds no client secret (value)");
     }
     // Unix seconds; a Date out of range would make toISOString throw.
     const expiry = typeof expiresAt === "number" ? new Date(expiresAt * 1000) : undefined;
     if (expiry === undefined || Number.isNaN(expiry.getTime())) {
-      throw this.#failure("OpenAI's answer holds no expiry time (expires_at)");
+      throw this.#failure(SESSION_FAILED, "OpenAI's answer holds no expiry time (expires_at)");
     }
     return {
       ephemeral_token: { value, expires_at: expiry.toISOString() },
@@ -139,8 +165,33 @@ export class OpenAiProvider implements VoiceProvider {
     );
   }
 
+  /**
+   * `text-embedding-3-small` vectors of 256 numbers, one per text in order, in requests of at
+   * most 256 texts, one after another; any failure is a VoiceProviderUnavailable.
+   */
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const apiKey = this.#apiKey;
+    if (apiKey === undefined) throw new VoiceProviderUnavailable(NO_KEY);
+    const vectors: Float32Array[] = [];
+    for (const batch of embeddingBatches(texts)) {
+      const options = { maxBytes: maxAnswerBytes(batch.length), failed: EMBEDDINGS_FAILED };
+      const body = embeddingRequest(batch);
+      const answer = await this.#post(EMBEDDINGS_PATH, body, apiKey, signal ?? NEVER, options);
+      const got = vectorsOf(answer, batch.length);
+      if (typeof got === "string") throw this.#failure(EMBEDDINGS_FAILED, got);
+      vectors.push(...got);
+    }
+    return vectors;
+  }
+
   /** POSTs JSON and returns the parsed 2xx answer; any failure throws VoiceProviderUnavailable. */
-  async #post(path: string, body: unknown, apiKey: string, signal: AbortSignal): Promise<unknown> {
+  async #post(
+    path: string,
+    body: unknown,
+    apiKey: string,
+    signal: AbortSignal,
+    { maxBytes, failed }: PostOptions,
+  ): Promise<unknown> {
     const url = `${this.#baseUrl}${path}`;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Timeout()), this.#timeoutMs);
@@ -160,27 +211,30 @@ export class OpenAiProvider implements VoiceProvider {
         // OpenAI does not redirect; following one would carry the key somewhere else.
         redirect: "error",
       });
-      const bytes = await readCappedBody(response, MAX_ANSWER_BYTES);
+      const bytes = await readCappedBody(response, maxBytes);
       const text = bytes === undefined ? undefined : bytes.toString("utf8");
-      if (!response.ok) throw this.#failure(refusal(response, text ?? ""), response.status);
+      if (!response.ok) throw this.#failure(failed, refusal(response, text ?? ""), response.status);
       if (text === undefined) {
-        throw this.#failure(`OpenAI's answer is larger than ${MAX_ANSWER_BYTES / 1024} KiB`);
+        throw this.#failure(failed, `OpenAI's answer is larger than ${maxBytes / 1024} KiB`);
       }
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        throw this.#failure(`OpenAI answered ${statusLine(response)} with a body that is not JSON`);
+        throw this.#failure(
+          failed,
+          `OpenAI answered ${statusLine(response)} with a body that is not JSON`,
+        );
       }
     } catch (error) {
       if (error instanceof VoiceProviderUnavailable) throw error;
       if (controller.signal.reason instanceof Timeout) {
-        throw this.#failure(`OpenAI did not answer within ${this.#timeoutMs} ms`);
+        throw this.#failure(failed, `OpenAI did not answer within ${this.#timeoutMs} ms`);
       }
-      if (signal.aborted) throw this.#failure("the request to OpenAI was cancelled");
+      if (signal.aborted) throw this.#failure(failed, "the request to OpenAI was cancelled");
       // The network's own code is for the operator's log; the client hears that OpenAI is down.
       const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
       this.#context.logger.warn({ code: cause?.code }, "OpenAI could not be reached");
-      throw this.#failure(unreachable(error, new URL(url).host));
+      throw this.#failure(failed, unreachable(error, new URL(url).host));
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
@@ -188,8 +242,8 @@ export class OpenAiProvider implements VoiceProvider {
   }
 
   /** The error to throw, logged for the operator (the service's 503 says no more than this). */
-  #failure(reason: string, status?: number): VoiceProviderUnavailable {
-    const message = `the voice provider failed: ${this.#redact(reason)}`;
+  #failure(failed: string, reason: string, status?: number): VoiceProviderUnavailable {
+    const message = `${failed}: ${this.#redact(reason)}`;
     this.#context.logger.warn({ status }, message);
     return new VoiceProviderUnavailable(message);
   }
@@ -201,46 +255,8 @@ export class OpenAiProvider implements VoiceProvider {
   }
 }
 
-/** What a non-2xx answer means, with OpenAI's own message when it gave one. */
-function refusal(response: Response, text: string): string {
-  const status = statusLine(response);
-  // OpenAI's 401 message quotes part of the key; what matters is which setting to fix.
-  if (response.status === 401) {
-    return `OpenAI answered ${status}: the API key was refused (check OPENAI_API_KEY)`;
-  }
-  const detail = openAiMessage(text);
-  return detail === undefined
-    ? `OpenAI answered ${status}`
-    : `OpenAI answered ${status}: ${detail}`;
-}
-
-/** `error.message` of OpenAI's error body `{error: {message, type, param, code}}`. */
-function openAiMessage(text: string): string | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-  if (typeof message !== "string" || message.trim() === "") return undefined;
-  const oneLine = message.replace(/\s+/g, " ").trim();
-  return oneLine.length > MAX_QUOTED_CHARS ? `${oneLine.slice(0, MAX_QUOTED_CHARS)}…` : oneLine;
-}
-
-/** `503 Service Unavailable`, with the standard reason when the answer gave none. */
-function statusLine(response: Response): string {
-  const reason = response.statusText || http.STATUS_CODES[response.status] || "";
-  return reason === "" ? String(response.status) : `${response.status} ${reason}`;
-}
-
-/**
- * Why no answer came: the SSRF guard's refusal (its message names only the host), or that the
- * network failed (its code goes to the log, not to the client).
- */
-function unreachable(error: unknown, host: string): string {
-  return outboundRefusal(error)?.message ?? `OpenAI at ${host} could not be reached`;
-}
+/** The signal of a caller that gave none. */
+const NEVER = new AbortController().signal;
 
 export const OPENAI_REALTIME_VOICES = [
   "alloy",

@@ -12,9 +12,10 @@
  *
  * It is stricter than OpenAI where Sitevoice's request is concerned: `expires_after`, `model`, a
  * non-empty `instructions`, `audio.output.voice` and `tools` are required, since the provider
- * must always send them. Every request but the calls' is recorded with what it was answered.
- * `behaviour` (an option, and settable between requests) makes it fail with 500, never answer, or
- * answer 200 without a usable secret.
+ * must always send them. It also answers `POST /v1/embeddings` (openai-embeddings.ts) with
+ * vectors of its own making. Every request but the calls' is recorded with what it was answered.
+ * `behaviour` (an option, and settable between requests) makes it fail with 500 or 429, never
+ * answer, or answer 200 without a usable secret.
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter, once } from "node:events";
@@ -28,6 +29,7 @@ import {
   openAiError,
   type OpenAiErrorBody,
 } from "./openai-errors.ts";
+import { answerEmbeddings, EMBEDDINGS_PATH, rateLimited } from "./openai-embeddings.ts";
 import { CALLS_PATH, RealtimeCalls, type MintedSecret } from "./realtime-calls.ts";
 import { RealtimeSideband } from "./realtime-sideband.ts";
 
@@ -50,11 +52,11 @@ export const OPENAI_REALTIME_VOICES = [
 export const CLIENT_SECRETS_PATH = "/v1/realtime/client_secrets";
 
 /**
- * `mint`: answer as OpenAI does. `fail`: 500 server_error. `hang`: never answer (the connection
- * stays open until the client goes). `not-json`: 200 with an HTML body. `no-secret`: 200 JSON
- * without `value`.
+ * `mint`: answer as OpenAI does. `fail`: 500 server_error. `rate-limit`: 429
+ * rate_limit_exceeded. `hang`: never answer (the connection stays open until the client goes).
+ * `not-json`: 200 with an HTML body. `no-secret`: 200 JSON without `value` (client secrets only).
  */
-export type StandinBehaviour = "mint" | "fail" | "hang" | "not-json" | "no-secret";
+export type StandinBehaviour = "mint" | "fail" | "rate-limit" | "hang" | "not-json" | "no-secret";
 
 export interface RecordedSecretRequest {
   method: string;
@@ -84,6 +86,11 @@ export interface OpenAiStandin {
   apiKey: string;
   /** What the next requests meet. */
   behaviour: StandinBehaviour;
+  /**
+   * Embeddings are answered last input first while set: OpenAI gives each its `index` and does
+   * not promise their order.
+   */
+  reverseEmbeddings: boolean;
   /** Every request received but those to CALLS_PATH, oldest first. */
   requests: RecordedSecretRequest[];
   /** The WebRTC calls endpoint, which takes the secrets minted here. */
@@ -150,6 +157,7 @@ export async function startOpenAiStandin(
     baseUrl: "",
     apiKey,
     behaviour: options.behaviour ?? "mint",
+    reverseEmbeddings: false,
     requests,
     calls,
     sideband,
@@ -202,7 +210,11 @@ export async function startOpenAiStandin(
     text: string,
     answer: (status: number, body: unknown) => void,
   ): void {
-    if (recorded.path !== CLIENT_SECRETS_PATH || recorded.method !== "POST") {
+    const route = recorded.path === EMBEDDINGS_PATH ? "embeddings" : "secrets";
+    if (
+      ![CLIENT_SECRETS_PATH, EMBEDDINGS_PATH].includes(recorded.path) ||
+      recorded.method !== "POST"
+    ) {
       answer(404, openAiError(`Invalid URL (${recorded.method} ${recorded.path})`));
       return;
     }
@@ -215,6 +227,10 @@ export async function startOpenAiStandin(
           type: "server_error",
         }),
       );
+      return;
+    }
+    if (behaviour === "rate-limit") {
+      answer(429, rateLimited());
       return;
     }
     const authProblem = checkAuth(recorded.headers.authorization, apiKey);
@@ -243,14 +259,18 @@ export async function startOpenAiStandin(
       );
       return;
     }
+    if (route === "embeddings") {
+      const embeddings = answerEmbeddings(body, { reversed: standin.reverseEmbeddings });
+      answer(embeddings.status, behaviour === "not-json" ? NOT_JSON : embeddings.body);
+      return;
+    }
     const shapeProblem = checkBody(body, voices);
     if (shapeProblem !== undefined) {
       answer(400, shapeProblem);
       return;
     }
     if (behaviour === "not-json") {
-      // What a misconfigured proxy in front of the API might send instead of OpenAI's JSON.
-      answer(200, "<html><body>Welcome to nginx!</body></html>");
+      answer(200, NOT_JSON);
       return;
     }
     const secret = mint(body as ClientSecretBody, now);
@@ -267,6 +287,9 @@ export async function startOpenAiStandin(
   standin.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return standin;
 }
+
+/** What a misconfigured proxy in front of the API might send instead of OpenAI's JSON. */
+const NOT_JSON = "<html><body>Welcome to nginx!</body></html>";
 
 interface ClientSecretBody {
   expires_after: { anchor: "created_at"; seconds: number };

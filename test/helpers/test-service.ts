@@ -10,6 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import type { Scope } from "../../core/auth/principal.ts";
 import { scopes } from "../../core/auth/principal.ts";
+import type { DestinationStream } from "pino";
+import { createLogger } from "../../core/compose.ts";
 import { loadSettings } from "../../core/settings.ts";
 import { startService, type RunningService } from "../../core/http/service.ts";
 import { newId } from "../../core/store/ids.ts";
@@ -36,28 +38,34 @@ export interface TestService extends RunningService {
 export async function startTestService(
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: {
+    /** Where the service's log lines go (with LOG_LEVEL in `env`); none are kept without. */
+    logs?: DestinationStream;
+  } = {},
 ): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-data-"));
   const mailbox =
     env.SITEVOICE_SIGNUP === "open" && env.SMTP_URL === undefined ? await smtpServer() : undefined;
   const service = await Promise.resolve()
-    .then(() =>
-      startService(
-        loadSettings({
-          PORT: "0",
-          HOST: "127.0.0.1",
-          LOG_LEVEL: "silent",
-          NODE_ENV: "test",
-          SITEVOICE_DATA_DIR: dataDir,
-          SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
-          DATABASE_URL: databaseUrl,
-          SITEVOICE_SITES_DIR: "", // suites load site files themselves when they want some
-          SITEVOICE_DRAIN_MS: "0", // no load balancer to tell: a stop needs no drain
-          ...(mailbox === undefined ? {} : { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}` }),
-          ...env,
-        }),
-      ),
-    )
+    .then(() => {
+      const settings = loadSettings({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        LOG_LEVEL: "silent",
+        NODE_ENV: "test",
+        SITEVOICE_DATA_DIR: dataDir,
+        SITEVOICE_MASTER_KEY: crypto.randomBytes(32).toString("base64"),
+        DATABASE_URL: databaseUrl,
+        SITEVOICE_SITES_DIR: "", // suites load site files themselves when they want some
+        SITEVOICE_DRAIN_MS: "0", // no load balancer to tell: a stop needs no drain
+        ...(mailbox === undefined ? {} : { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}` }),
+        ...env,
+      });
+      return startService(
+        settings,
+        options.logs === undefined ? undefined : createLogger(settings, options.logs),
+      );
+    })
     .catch(async (error: unknown) => {
       await mailbox?.close();
       throw error;

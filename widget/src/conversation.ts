@@ -163,13 +163,16 @@ export class Conversation {
       arguments: call.arguments,
       at: new Date().toISOString(),
     });
-    // The call's id keeps each event its own: the service counts a repeated one once.
-    const event = {
-      type: "function_call",
-      function_name: call.name,
-      metadata: { client_event_id: call.call_id },
-    };
-    this.api.signed(session, "analytics/event", event).catch(() => undefined);
+    // The call's id keeps each event its own: the service counts a repeated one once. A site
+    // search is counted by the service as it answers it.
+    if (call.name !== "search_site") {
+      const event = {
+        type: "function_call",
+        function_name: call.name,
+        metadata: { client_event_id: call.call_id },
+      };
+      this.api.signed(session, "analytics/event", event).catch(() => undefined);
+    }
     return runTool(call, {
       api: this.api,
       signer: session,

@@ -1,13 +1,17 @@
 /**
  * The functions the voice agent calls, run in the visitor's page: `search_database` as a signed
- * query, `submit_lead` as a signed lead, `scroll_to` by scrolling to a section of this page or,
+ * query, `search_site` as a signed knowledge search (the passages' text bounded for the model),
+ * `submit_lead` as a signed lead, `scroll_to` by scrolling to a section of this page or,
  * when another page of the site has it (from site intelligence), by going there once the model
  * has its answer. What each returns is what the model reads; a failure is `{error}` in words the
  * model can pass on, never a thrown error.
  */
 import { ApiError, type Api, type Signer } from "./api.ts";
 import type { FunctionCall } from "./call.ts";
-import type { CrawledPage } from "./types.ts";
+import type { CrawledPage, KnowledgeHit } from "./types.ts";
+
+/** The most characters of a passage the model reads (the service's own bound on a passage). */
+const MAX_PASSAGE_CHARS = 800;
 
 export interface ToolContext {
   api: Api;
@@ -23,6 +27,8 @@ export async function runTool(call: FunctionCall, context: ToolContext): Promise
     switch (call.name) {
       case "search_database":
         return await context.api.signed(context.signer, "query", call.arguments);
+      case "search_site":
+        return await searchSite(call, context);
       case "submit_lead":
         return await submitLead(call, context);
       case "scroll_to":
@@ -34,6 +40,24 @@ export async function runTool(call: FunctionCall, context: ToolContext): Promise
     if (error instanceof ApiError) return { error: error.message, code: error.code };
     return { error: "The function failed" };
   }
+}
+
+/** The passages for the model: where each is (for scroll_to) and its text, bounded. */
+async function searchSite(call: FunctionCall, context: ToolContext): Promise<unknown> {
+  const { query, limit } = call.arguments;
+  const answer = await context.api.signed<{ items: KnowledgeHit[] }>(
+    context.signer,
+    "knowledge",
+    limit === undefined ? { query } : { query, limit },
+  );
+  const items = answer.items.map(({ url, title, heading, section_id, text }) => ({
+    url,
+    title,
+    heading,
+    section_id,
+    text: text.length > MAX_PASSAGE_CHARS ? `${text.slice(0, MAX_PASSAGE_CHARS - 1)}…` : text,
+  }));
+  return { found: items.length, items };
 }
 
 async function submitLead(call: FunctionCall, context: ToolContext): Promise<unknown> {

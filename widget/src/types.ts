@@ -43,6 +43,16 @@ export interface CrawledPage {
   sectionIds: string[];
 }
 
+/** One passage of `POST /v1/:siteId/knowledge` (the agent's search_site). */
+export interface KnowledgeHit {
+  url: string;
+  title: string;
+  heading: string;
+  section_id: string | null;
+  text: string;
+  score: number;
+}
+
 /** One line of the transcript (`POST /v1/:siteId/transcript`). */
 export interface Turn {
   role: "visitor" | "assistant" | "function";

@@ -6,6 +6,7 @@
  * the crawl's failure.
  */
 import PQueue from "p-queue";
+import { outlineIds } from "../knowledge/outline-ids.ts";
 import { pageText } from "../knowledge/page-text.ts";
 import type { CrawlContext, CrawledPage, KnownPage, PageText } from "./crawl-types.ts";
 import { extractPage } from "./extract.ts";
@@ -84,7 +85,7 @@ async function readPage(
       url: finalUrl,
       title: extracted.title,
       description: extracted.description,
-      sectionIds: extracted.sectionIds,
+      sectionIds: outlineIds(extracted.sectionIds, text.content.passages),
     },
     text: {
       url: finalUrl,
