@@ -87,6 +87,7 @@ for (const target of databaseTargets) {
           "020-usage-stream-heads",
           "021-address-proof",
           "022-workspace-secrets",
+          "023-site-knowledge",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });
