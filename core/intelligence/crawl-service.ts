@@ -30,8 +30,7 @@ import { failure, outcomeOf } from "./crawl-outcome.ts";
 import { crawlView, type CrawlView } from "./crawl-view.ts";
 import { crawlSite } from "./crawler/index.ts";
 import { crawlerUserAgent } from "./crawler/user-agent.ts";
-import type { CrawlResult } from "./crawler/index.ts";
-import type { CrawlKnowledge, KnowledgeUpdate, StoredPages } from "./knowledge/crawl-knowledge.ts";
+import type { CrawlKnowledge, KnowledgeUpdate } from "./knowledge/crawl-knowledge.ts";
 
 /** The job that runs one crawl (crawl-jobs.ts). */
 export const CRAWL_RUN_JOB = "crawls.run";
@@ -232,7 +231,12 @@ export class CrawlService {
         known: stored.known,
       });
       outcome = outcomeOf(result, this.now());
-      update = await this.#knowledgeOf(site, crawlId, outcome, result, stored);
+      update = await this.parts.knowledge.prepare(
+        site,
+        { id: crawlId, done: outcome.status === "done" },
+        result,
+        stored,
+      );
     } catch (error) {
       if (stop.signal.aborted) {
         await store.crawls.release(crawlId, this.owner);
@@ -268,29 +272,6 @@ export class CrawlService {
     );
     await this.afterCrawl(site.site_id, site.domain);
     return ended;
-  }
-
-  /**
-   * What the crawl changes of the site's knowledge; undefined (the crawl's end recorded without
-   * it, the knowledge as it was) when that could not be worked out.
-   */
-  async #knowledgeOf(
-    site: { site_id: string; language: string },
-    crawlId: string,
-    outcome: CrawlOutcome,
-    result: CrawlResult,
-    stored: StoredPages,
-  ): Promise<KnowledgeUpdate | undefined> {
-    try {
-      const done = outcome.status === "done";
-      return await this.parts.knowledge.prepare(site, { id: crawlId, done }, result, stored);
-    } catch (err) {
-      this.parts.logger.warn(
-        { err, crawl_id: crawlId, site_id: site.site_id },
-        "site knowledge not updated",
-      );
-      return undefined;
-    }
   }
 
   /** Site intelligence learns of the new pages; a domain changed meanwhile is crawled anew. */

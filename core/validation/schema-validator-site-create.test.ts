@@ -5,7 +5,11 @@
 import { expect } from "chai";
 import { validateBody } from "./schema-validator.ts";
 import type { SiteCreateRequest } from "../types/generated/site-create.ts";
-import { expectInvalid, minimalSite, rejection } from "./schema-validator-fixtures.ts";
+import {
+  expectInvalid,
+  minimalSite,
+  rejection,
+} from "../../test/helpers/schema-validator-fixtures.ts";
 
 const withRestAdapter = (baseUrl: string) => ({
   ...minimalSite(),

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { validateBody } from "./schema-validator.ts";
 import type { SiteConfig } from "../types/generated/site.ts";
 import type { SitePatchRequest } from "../types/generated/site-patch.ts";
-import { expectInvalid, minimalSite } from "./schema-validator-fixtures.ts";
+import { expectInvalid, minimalSite } from "../../test/helpers/schema-validator-fixtures.ts";
 
 describe("validateBody", () => {
   describe("site", () => {

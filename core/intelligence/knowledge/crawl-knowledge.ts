@@ -58,9 +58,27 @@ export class CrawlKnowledge {
 
   /**
    * The update of the crawl `crawlId` of `site` that gave `result` (`done` or not: a crawl that
-   * failed writes nothing, and counts what it read).
+   * failed writes nothing, and counts what it read); undefined, logged, when it could not be
+   * worked out: the crawl's end is then recorded without it, and the knowledge stays as it was.
    */
   async prepare(
+    site: { site_id: string; language: string },
+    crawl: { id: string; done: boolean },
+    result: CrawlResult,
+    stored: StoredPages,
+  ): Promise<KnowledgeUpdate | undefined> {
+    try {
+      return await this.#update(site, crawl, result, stored);
+    } catch (err) {
+      this.parts.logger.warn(
+        { err, crawl_id: crawl.id, site_id: site.site_id },
+        "site knowledge not updated",
+      );
+      return undefined;
+    }
+  }
+
+  async #update(
     site: { site_id: string; language: string },
     crawl: { id: string; done: boolean },
     result: CrawlResult,

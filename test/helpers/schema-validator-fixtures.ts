@@ -3,10 +3,10 @@
  * names the field, and the smallest valid site.
  */
 import { expect } from "chai";
-import { httpStatus } from "../http/error-status.ts";
-import type { ServiceError } from "../errors.ts";
-import { refusalOf } from "../../test/helpers/thrown.ts";
-import { validateBody, type SchemaName } from "./schema-validator.ts";
+import { httpStatus } from "../../core/http/error-status.ts";
+import type { ServiceError } from "../../core/errors.ts";
+import { refusalOf } from "./thrown.ts";
+import { validateBody, type SchemaName } from "../../core/validation/schema-validator.ts";
 
 /** Runs validateBody expecting a ServiceError and returns it. */
 export const rejection = (name: SchemaName, data: unknown): ServiceError =>
