@@ -4,12 +4,13 @@
  * a word, and 1 to 5 passages, 3 when not said.
  */
 import { errors } from "../../errors.ts";
+import { MAX_SEARCH_LIMIT } from "./knowledge-index.ts";
 
 export const KNOWLEDGE_QUERY = {
   /** The longest question (schemas/knowledge-search.schema.json says the same). */
   maxChars: 500,
   /** The most passages one search answers. */
-  maxLimit: 5,
+  maxLimit: MAX_SEARCH_LIMIT,
   /** The passages a search answers when not told how many. */
   defaultLimit: 3,
 } as const;
