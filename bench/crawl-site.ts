@@ -1,14 +1,16 @@
 /**
- * The crawl benchmark's site (forked by crawl.ts, `node --import tsx bench/crawl-site.ts`), in a
- * process of its own so that serving it costs the crawling process nothing: two `node:http`
- * servers on 127.0.0.1 over the same N generated pages (crawl-html.ts), each page made once
- * before listening and answered from memory. The `sitemap` server's robots.txt names a sitemap
- * index of gzipped sitemaps; the `links` server's names none and it has no sitemap at all (404),
- * so a crawl of it follows links from `/`. Two servers, not a path switch: robots.txt and
- * `/sitemap.xml` are at the root of an origin. No Crawl-delay, no compression of pages.
+ * The crawl benchmark's site (forked by crawl.ts, `node --import tsx bench/crawl-site.ts`), and
+ * the knowledge benchmark's (knowledge.ts), in a process of its own so that serving it costs the
+ * crawling process nothing: two `node:http` servers on 127.0.0.1 over the same N generated pages
+ * (the crawl benchmark's from crawl-html.ts, the knowledge benchmark's from knowledge-html.ts, on
+ * the same paths), each page made once before listening and answered from memory. The `sitemap`
+ * server's robots.txt names a sitemap index of gzipped sitemaps; the `links` server's names none
+ * and it has no sitemap at all (404), so a crawl of it follows links from `/`. Two servers, not a
+ * path switch: robots.txt and `/sitemap.xml` are at the root of an origin. No Crawl-delay, no
+ * compression of pages.
  *
- * IPC: the harness sends `{pages}`; this answers `{sitemapPort, linksPort}` once both listen, and
- * exits when the harness disconnects.
+ * IPC: the harness sends a CrawlSiteTask; this answers `{sitemapPort, linksPort}` once both
+ * listen, and exits when the harness disconnects.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +23,13 @@ import {
   sitemapPaths,
   sitemapXml,
 } from "./crawl-html.ts";
+import { knowledgePageHtml } from "./knowledge-html.ts";
+
+export interface CrawlSiteTask {
+  pages: number;
+  /** Whose pages: the crawl benchmark's (the default) or the knowledge benchmark's. */
+  content?: "crawl" | "knowledge";
+}
 
 export interface CrawlSitePorts {
   sitemapPort: number;
@@ -33,9 +42,10 @@ const HTML = "text/html; charset=utf-8";
 const NOT_FOUND = Buffer.from("<!doctype html><title>Not found</title><h1>Not found</h1>");
 
 /** Every page of a site of `n` pages, by path. */
-function pageAnswers(n: number): Map<string, Answer> {
+function pageAnswers(n: number, content: CrawlSiteTask["content"]): Map<string, Answer> {
+  const html = content === "knowledge" ? knowledgePageHtml : pageHtml;
   const answers = new Map<string, Answer>();
-  pagePaths(n).forEach((p, i) => answers.set(p, [HTML, Buffer.from(pageHtml(i, n))]));
+  pagePaths(n).forEach((p, i) => answers.set(p, [HTML, Buffer.from(html(i, n))]));
   return answers;
 }
 
@@ -72,9 +82,9 @@ async function listen(pages: Map<string, Answer>) {
   return { port, setRoots: (answers: Map<string, Answer>) => void (roots = answers) };
 }
 
-process.once("message", ({ pages: n }: { pages: number }) => {
+process.once("message", ({ pages: n, content }: CrawlSiteTask) => {
   void (async () => {
-    const pages = pageAnswers(n);
+    const pages = pageAnswers(n, content);
     const sitemap = await listen(pages);
     const links = await listen(pages);
     sitemap.setRoots(rootAnswers(`http://127.0.0.1:${sitemap.port}`, n, true));

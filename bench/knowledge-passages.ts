@@ -1,6 +1,7 @@
 /**
- * The knowledge index benchmark's passages (knowledge-index-size.ts): a site of `pages` pages of
- * PASSAGES_PER_PAGE passages each, about 550 characters of text apiece, the same on every run.
+ * The knowledge benchmarks' generated site: `pages` pages of PASSAGES_PER_PAGE sections each,
+ * about 550 characters of text apiece, the same on every run; as passages for the index alone
+ * (knowledge-index-size.ts), as HTML for the crawl of the whole benchmark (knowledge-html.ts).
  *
  * Text is English-like so that the index's work and size are a real site's: a third of the
  * words are stop words and common site words, the rest drawn by a Zipf law from a vocabulary of
@@ -91,25 +92,41 @@ function text(next: () => number, chars: number): string {
   return out;
 }
 
+/** One generated page: its title, its h1 and its sections, each a heading and its text. */
+export interface BenchPage {
+  title: string;
+  h1: string;
+  sections: { heading: string; text: string }[];
+}
+
+/** Page `i`, the same on every run. */
+export function benchPage(i: number): BenchPage {
+  const next = random(i);
+  const title = `${sentence(next, 3).slice(0, -1)} | Trattoria`;
+  const h1 = sentence(next, 3).slice(0, -1);
+  const sections = Array.from({ length: PASSAGES_PER_PAGE }, () => ({
+    heading: sentence(next, 2 + Math.floor(next() * 4)).slice(0, -1),
+    text: text(next, TEXT_CHARS - 90 + Math.floor(next() * 80)).slice(0, 800),
+  }));
+  return { title, h1, sections };
+}
+
 /** The `pages × PASSAGES_PER_PAGE` passages, page by page. */
 export function benchPassages(pages: number): Passage[] {
   const passages: Passage[] = [];
   for (let i = 0; i < pages; i++) {
-    const next = random(i);
     const url = `https://bench.example/guides/${i}`;
-    const title = `${sentence(next, 3).slice(0, -1)} | Trattoria`;
-    const h1 = sentence(next, 3).slice(0, -1);
-    for (let k = 0; k < PASSAGES_PER_PAGE; k++) {
-      const h2 = sentence(next, 2 + Math.floor(next() * 4)).slice(0, -1);
+    const { title, h1, sections } = benchPage(i);
+    sections.forEach(({ heading, text }, k) => {
       passages.push({
         id: `${url}#${k}`,
         url,
         title,
-        heading: `${h1} > ${h2}`,
+        heading: `${h1} > ${heading}`,
         sectionId: `part-${k}`,
-        text: text(next, TEXT_CHARS - 90 + Math.floor(next() * 80)).slice(0, 800),
+        text,
       });
-    }
+    });
   }
   return passages;
 }
