@@ -20,14 +20,12 @@
  * Settings: BENCH_CRAWL_PAGES (500) pages on the site (the crawl's `maxPages` is set to it),
  * BENCH_ROUNDS (3).
  */
-import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
-import { track } from "./cleanup.ts";
 import { pagePaths } from "./crawl-html.ts";
 import { CRAWL_SIDES, crawlMarkdown, crawlSummary, type CrawlRun } from "./crawl-report.ts";
 import type { CrawlSideName, RunnerResult, RunnerTask } from "./crawl-runner.ts";
-import type { CrawlSitePorts } from "./crawl-site.ts";
+import type { CrawlSitePorts, CrawlSiteTask } from "./crawl-site.ts";
+import { forkWithReply, stop } from "./forked.ts";
 import type { BenchSettings } from "./rounds.ts";
 
 const SITE_ENTRY = new URL("./crawl-site.ts", import.meta.url);
@@ -43,33 +41,6 @@ function pageCount(): number {
     throw new Error(`BENCH_CRAWL_PAGES must be a positive integer: ${raw}`);
   }
   return value;
-}
-
-/** Forks `entry` with tsx (and `execArgv`); rejects if it exits before its first message. */
-function forkWithReply<T>(entry: URL, execArgv: string[], message: unknown) {
-  const child = track(
-    fork(fileURLToPath(entry), [], {
-      execArgv: ["--import", "tsx", ...execArgv],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    }),
-  );
-  const reply = new Promise<T>((resolve, reject) => {
-    child.once("message", (m) => resolve(m as T));
-    child.once("error", reject);
-    child.once("exit", (code, signal) =>
-      reject(new Error(`${entry.pathname} exited (${signal ?? `code ${code}`})`)),
-    );
-  });
-  child.send(message as object);
-  return { child, reply };
-}
-
-/** Disconnects `child` and waits for it to exit. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  if (child.connected) child.disconnect();
-  await exited;
 }
 
 /** One side of one round in a fresh runner process. */
@@ -109,7 +80,7 @@ export async function benchCrawl(settings: BenchSettings, json: boolean): Promis
   const n = pageCount();
   const paths = pagePaths(n);
   const before = os.loadavg()[0] as number;
-  const site = forkWithReply<CrawlSitePorts>(SITE_ENTRY, [], { pages: n });
+  const site = forkWithReply<CrawlSitePorts>(SITE_ENTRY, [], { pages: n } satisfies CrawlSiteTask);
   const runs: CrawlRun[] = [];
   try {
     const ports = await site.reply;

@@ -17,9 +17,9 @@
  * `eventsPerRequest`; anything else is an error. `done()` writes them to a JSON file (ids.json),
  * so the harness can tell, event by event, what was acknowledged and whether it was stored.
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import type { EventsSite } from "./events-service.ts";
+import { signature } from "./widget-signing.ts";
 import { lua } from "./wrk.ts";
 
 /** The usage event type every request sends, and the rows counted afterwards. */
@@ -56,9 +56,6 @@ export function requestBody(plan: EventsPlan, r: number): string {
   return JSON.stringify(plan.eventsPerRequest === 1 ? events[0] : { events });
 }
 
-const sign = (secret: string, body: Buffer) =>
-  crypto.createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("hex");
-
 /** Request `r` as raw HTTP/1.1 bytes. */
 function rawRequest(plan: EventsPlan, r: number): Buffer {
   const site = plan.sites[r % plan.sites.length] as EventsSite;
@@ -69,7 +66,7 @@ function rawRequest(plan: EventsPlan, r: number): Buffer {
     `Origin: ${site.origin}\r\n` +
     "Content-Type: application/json\r\n" +
     `X-Service-Session: ${site.sessionId}\r\n` +
-    `X-Service-Signature: sha256=${sign(site.secret, body)}\r\n` +
+    `X-Service-Signature: ${signature(site.secret, body)}\r\n` +
     `Content-Length: ${body.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, "latin1"), body]);
 }

@@ -5,7 +5,6 @@
  * service, against the floors doing the same work by hand (query-work.ts), all three against the
  * same fast REST backend in its own process (backend.ts).
  */
-import crypto from "node:crypto";
 import { fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +20,7 @@ import {
 } from "./query-work.ts";
 import type { BenchSettings, Prepared } from "./rounds.ts";
 import { startSide, type Side } from "./sides.ts";
+import { signedPost } from "./widget-signing.ts";
 import type { WrkLoad, WrkRequest } from "./wrk.ts";
 
 /** The widget's searches, as the voice agent would send them. */
@@ -85,9 +85,6 @@ async function startBackend(answers: [string, string][]) {
   };
 }
 
-const sign = (secret: string, body: string) =>
-  crypto.createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("hex");
-
 /** The REST backend of the query path, up, and what its right answers contain. */
 export interface QueryBackend {
   /** The adapter's `baseUrl`: `http://127.0.0.1:<port>/api`. */
@@ -132,17 +129,7 @@ export function signedQueries(
   for (const [q, query] of QUERIES.entries()) {
     const body = JSON.stringify(query);
     for (const site of sites) {
-      requests.push({
-        method: "POST",
-        path: `/v1/${site.siteId}/query`,
-        headers: {
-          Origin: site.origin,
-          "Content-Type": "application/json",
-          "X-Service-Session": site.sessionId,
-          "X-Service-Signature": `sha256=${sign(site.secret, body)}`,
-        },
-        body,
-      });
+      requests.push(signedPost(site, `/v1/${site.siteId}/query`, body));
       expected.push(needles[q] as string);
     }
   }
