@@ -1,16 +1,20 @@
 /**
  * `npm run bench [-- name …] [--json]`: the benchmarks named (`query`, `sites`, `events`,
- * `crawl`, `analytics`, `cluster`), or all of them. `events` (events.ts) is of another kind: the
- * service alone, on SQLite and then on PostgreSQL, measuring signed event ingestion and checking
- * that no acknowledged event is lost; it reads its own settings too (BENCH_EVENTS_*) and makes
- * its own report. So is `crawl` (crawl.ts): the site crawler against a local site, by sitemap
- * and by links, next to a plain fetch loop; it needs no wrk (BENCH_CRAWL_PAGES, BENCH_ROUNDS).
- * So is `analytics` (analytics.ts): a year of a busy site's events loaded into each database,
- * its summaries read through the service, then the event ingestion on the same data
- * (BENCH_ANALYTICS_*; minutes of loading per database). So is `cluster` (cluster.ts): HAProxy
- * on deploy/haproxy.cfg in front of one and then three `sitevoice serve` instances on
- * PostgreSQL and Redis, in turn, the signed query path and event ingestion through each
- * (BENCH_REDIS_URL, the BENCH_EVENTS_* of events). What follows is the three-sided kind.
+ * `crawl`, `analytics`, `cluster`, `knowledge`), or all of them. `events` (events.ts) is of
+ * another kind: the service alone, on SQLite and then on PostgreSQL, measuring signed event
+ * ingestion and checking that no acknowledged event is lost; it reads its own settings too
+ * (BENCH_EVENTS_*) and makes its own report. So is `crawl` (crawl.ts): the site crawler against a
+ * local site, by sitemap and by links, next to a plain fetch loop; it needs no wrk
+ * (BENCH_CRAWL_PAGES, BENCH_ROUNDS). So is `analytics` (analytics.ts): a year of a busy site's
+ * events loaded into each database, its summaries read through the service, then the event
+ * ingestion on the same data (BENCH_ANALYTICS_*; minutes of loading per database). So is
+ * `cluster` (cluster.ts): HAProxy on deploy/haproxy.cfg in front of one and then three `sitevoice
+ * serve` instances on PostgreSQL and Redis, in turn, the signed query path and event ingestion
+ * through each (BENCH_REDIS_URL, the BENCH_EVENTS_* of events). So is `knowledge`
+ * (knowledge.ts): the retrieval evaluation on the fixture site, then a generated site of 500
+ * pages crawled by the service, its index's stored size, cold load and memory, and the signed
+ * knowledge search under load (BENCH_KNOWLEDGE_*, BENCH_SECONDS, BENCH_WARMUP_SECONDS,
+ * BENCH_CONCURRENCY). What follows is the three-sided kind.
  *
  * Each measures three sides, every one an HTTP server in its own process: a bare `node:http`
  * server and a minimal Express 5 app doing the same work through one shared work function (so
@@ -32,6 +36,7 @@ import { benchAnalytics } from "./analytics.ts";
 import { benchCluster } from "./cluster.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchEvents } from "./events.ts";
+import { benchKnowledge } from "./knowledge.ts";
 import { prepareQuery } from "./query.ts";
 import { failures, markdown, summarize } from "./report.ts";
 import { runRounds, type BenchSettings, type Prepared } from "./rounds.ts";
@@ -55,6 +60,8 @@ const standalone: Record<string, (settings: BenchSettings, json: boolean) => Pro
   analytics: benchAnalytics,
   /** The query path and event ingestion through HAProxy, one instance against three. */
   cluster: benchCluster,
+  /** Retrieval, a 500-page site crawled, its index stored, loaded and searched under load. */
+  knowledge: benchKnowledge,
 };
 
 /** Benchmarks that make their own requests: they run without wrk installed. */
