@@ -14,7 +14,7 @@
  * query benchmark does; each is given the crawled site's stored index row (site_id changed), so
  * each holds the same sections, and is searched once here, which loads its index from the store
  * as any instance would. The service's limits stay its defaults; its knowledge cache (256 MB of
- * stored indexes by default) holds them all at the default 40 sites. The price is memory: the
+ * stored indexes by default) holds them all at the default 30 sites. The price is memory: the
  * service holds one index per load site (about 12 MB each), which the report shows.
  *
  * It answers the fixture: the crawl's outcome, what was stored, the load sites and which of the

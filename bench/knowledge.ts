@@ -10,10 +10,11 @@
  *    service's log), the whole run's, and what was stored.
  * 3. BENCH_KNOWLEDGE_LOADS (5) cold loads, each a fresh process reading the stored index from
  *    that SQLite file through a KnowledgeService of its own, to its first answer
- *    (knowledge-cold.ts): that time, and the heap and array buffers the index holds.
+ *    (knowledge-cold.ts): that time, the heap and array buffers the index holds, and then each
+ *    question's search alone (no other request in flight).
  * 4. `POST /v1/:siteId/knowledge` under load: wrk (wrk.ts, a process of its own) sends signed
  *    searches of 100 generated visitor questions (those the site answers), dealt over
- *    BENCH_KNOWLEDGE_SITES (40) load sites holding the same index, since each site takes 300 a
+ *    BENCH_KNOWLEDGE_SITES (30) load sites holding the same index, since each site takes 300 a
  *    minute (knowledge-requests.ts), for BENCH_WARMUP_SECONDS (3) and then BENCH_SECONDS (10) at
  *    BENCH_CONCURRENCY (32); every answer must be a 200 holding a passage of the site. wrk's
  *    latency includes the wait before the service reads a request, so the service's own log
@@ -109,8 +110,9 @@ async function measure(
   const asked = fixture.answering.map((k) => config.questions[k]!);
   const cold: ColdResult[] = [];
   for (let k = 0; k < options.loads; k++) {
-    const question = asked[k % asked.length] ?? config.questions[0]!;
-    cold.push(await coldLoad({ dataDir: config.dataDir, siteId: fixture.siteId, question }));
+    // Each load's first answer to another question; every load then asks them all.
+    const questions = [...asked.slice(k), ...asked.slice(0, k)];
+    cold.push(await coldLoad({ dataDir: config.dataDir, siteId: fixture.siteId, questions }));
   }
   const script = writeWrkScript(
     {
@@ -137,7 +139,7 @@ async function measure(
 export async function benchKnowledge(settings: BenchSettings, json: boolean): Promise<boolean> {
   const options: KnowledgeOptions = {
     pages: intSetting("BENCH_KNOWLEDGE_PAGES", 500, 10_000),
-    loadSites: intSetting("BENCH_KNOWLEDGE_SITES", 40, 1_000),
+    loadSites: intSetting("BENCH_KNOWLEDGE_SITES", 30, 1_000),
     loads: intSetting("BENCH_KNOWLEDGE_LOADS", 5, 50),
   };
   const before = os.loadavg()[0] as number;
