@@ -1,6 +1,7 @@
 /**
- * The knowledge index on a big site, alone (no service, no HTTP): `node --import tsx
- * bench/knowledge-index-size.ts`, or `npm run bench -- knowledge` where that runs it. BENCH_PAGES
+ * The knowledge index on a big site, alone (no service, no store, no HTTP): `node --import tsx
+ * bench/knowledge-index-size.ts` (`npm run bench -- knowledge` measures a crawled site's index
+ * through the service, its store and its endpoint; this isolates the index). BENCH_PAGES
  * (500) pages of 10 passages of about 550 characters (knowledge-passages.ts, the same on every
  * run), English. Measures, in this process, the build (`KnowledgeIndex.build`) and the stored
  * string's size; then BENCH_LOADS (7) times, each in a fresh process as a cold instance would

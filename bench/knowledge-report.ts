@@ -177,6 +177,10 @@ const f3 = (value: number) => value.toFixed(3);
 /** The run as Markdown for bench/RESULTS.md. */
 export function knowledgeMarkdown(s: KnowledgeSummary, run: KnowledgeRun): string {
   const { site, cold, load } = s;
+  const checks = round(
+    (100 * load.load_sites * load.seconds) / 5 / Math.max(1, load.search.count),
+    1,
+  );
   const goals = s.goals.map(
     (g) =>
       `- ${g.name}: ${g.value} (goal ${g.kind === "min" ? "≥" : "≤"} ${g.bound}): **${g.met ? "met" : "NOT met"}**`,
@@ -261,11 +265,12 @@ export function knowledgeMarkdown(s: KnowledgeSummary, run: KnowledgeRun): strin
     "What the times are: the search alone is `KnowledgeService.search` timed in a cold process " +
       "after its first answer, one question at a time; `took_ms` is the same call timed by the " +
       "service under load, so a search that makes the 5-s check of its index against the store " +
-      "(one in every few dozen at this load, over these many sites) also waits for the other " +
-      "requests while the store answers; `latency_ms` is the service's own time for the request " +
+      `(each site's once every 5 s: about ${checks}% of the searches here) also waits for the ` +
+      "other requests while the store answers; `latency_ms` is the service's own time for the request " +
       "(from its first middleware to the answer's end: Origin, signature, limit, search, usage " +
       "event, envelope, and the waits among the requests in flight); wrk's time is the " +
-      "client's, which at this concurrency is mostly the wait for a saturated service.",
+      "client's, with the wait before the service reads the request, which grows with the " +
+      "connections once the service is saturated.",
     "",
     "Goals:",
     "",
