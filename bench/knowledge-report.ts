@@ -40,7 +40,7 @@ export interface KnowledgeRun {
   memory: NodeJS.MemoryUsage;
 }
 
-export interface Goal {
+interface Goal {
   name: string;
   value: number;
   /** The bound `value` must not pass: at least it for `min`, at most it for `max`. */

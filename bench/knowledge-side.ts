@@ -20,7 +20,6 @@
  * It answers the fixture: the crawl's outcome, what was stored, the load sites and which of the
  * harness's questions find a passage (only those are sent, so every answer can be checked).
  */
-import fs from "node:fs";
 import { pino } from "pino";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import type { RunningService } from "../core/http/service.ts";
@@ -59,7 +58,7 @@ export interface KnowledgeFixture {
   answering: number[];
 }
 
-export const KNOWLEDGE_SITE_ID = "kb-site";
+const KNOWLEDGE_SITE_ID = "kb-site";
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
@@ -128,7 +127,6 @@ async function prepare(service: RunningService, config: KnowledgeSideConfig) {
 
 runSide<KnowledgeSideConfig>(async (name, config) => {
   if (name !== "service") throw new Error(`the knowledge benchmark has no ${name} side`);
-  fs.mkdirSync(config.dataDir, { recursive: true });
   const logs = pino.destination({ dest: config.logFile, sync: true });
   const service = await startBenchService(
     config.dataDir,
