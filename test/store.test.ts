@@ -330,12 +330,15 @@ for (const target of databaseTargets) {
               failures: "[]",
             };
             await store.siteKnowledge.put({ ...knowledge, vectors: null, vectors_provider: null });
-            expect(await store.siteKnowledge.vectors(siteId)).to.equal(undefined);
+            expect(await store.siteKnowledge.vectors(siteId)).to.deep.equal({
+              vectors: null,
+              vectors_provider: null,
+            });
             const vectors = "v".repeat(300_000);
             await store.siteKnowledge.put({ ...knowledge, vectors, vectors_provider: "openai" });
             expect(await store.siteKnowledge.vectors(siteId)).to.deep.equal({
               vectors,
-              provider: "openai",
+              vectors_provider: "openai",
             });
             expect((await store.siteKnowledge.get(siteId))?.vectors).to.equal(vectors);
             expect((await store.siteKnowledge.summary(siteId))?.vectors_provider).to.equal(

@@ -233,7 +233,7 @@ export class CrawlService {
       outcome = outcomeOf(result, this.now());
       update = await this.parts.knowledge.prepare(
         site,
-        { id: crawlId, done: outcome.status === "done" },
+        { id: crawlId, done: outcome.status === "done", signal: stop.signal },
         result,
         stored,
       );

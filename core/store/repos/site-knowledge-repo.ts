@@ -197,15 +197,14 @@ export class SiteKnowledgeRepo {
     return raw === undefined ? undefined : summaryRow(raw as KnowledgeSummaryRow);
   }
 
-  /** The site's stored vectors and the provider that made them; undefined without. */
-  async vectors(siteId: string): Promise<{ vectors: string; provider: string } | undefined> {
-    const raw = (await this.knex("site_knowledge")
+  /** The site's vectors and the provider that made them, without its index. */
+  async vectors(
+    siteId: string,
+  ): Promise<Pick<SiteKnowledgeRow, "vectors" | "vectors_provider"> | undefined> {
+    return (await this.knex("site_knowledge")
       .select("vectors", "vectors_provider")
       .where({ site_id: siteId })
       .first()) as Pick<SiteKnowledgeRow, "vectors" | "vectors_provider"> | undefined;
-    return raw?.vectors == null || raw.vectors_provider == null
-      ? undefined
-      : { vectors: raw.vectors, provider: raw.vectors_provider };
   }
 
   /** When the site's index was built, and in which format: the cheap check of a held index. */
