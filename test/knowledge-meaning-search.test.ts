@@ -12,6 +12,7 @@
  * reservation mean one thing to it), so which passages are close is known in advance.
  */
 import crypto from "node:crypto";
+import http from "node:http";
 import { Writable } from "node:stream";
 import { expect } from "chai";
 import { pino } from "pino";
@@ -58,22 +59,39 @@ for (const target of databaseTargets) {
     let row: SiteKnowledgeRow;
     /** The site's keyword index alone, as stored. */
     let keywords: KnowledgeIndex;
+    /** A `sites:read` key of the site's workspace. */
+    let readKey: string;
+    /** The service's log lines. */
+    const serviceLines: string[] = [];
 
     before(async function () {
       database = await createTestDatabase(target);
       if (database === undefined) missing(this, target.label);
       openai = await startOpenAiStandin();
       site = await startKnowledgeSite();
-      service = await startTestService(database.url, {
-        SITEVOICE_JOBS: "off",
-        SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
-        SITEVOICE_EMBEDDINGS: "openai",
-        OPENAI_API_KEY: openai.apiKey,
-        OPENAI_BASE_URL: openai.baseUrl,
+      const logs = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          serviceLines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+          done();
+        },
       });
+      service = await startTestService(
+        database.url,
+        {
+          SITEVOICE_JOBS: "off",
+          SITEVOICE_ALLOW_PRIVATE_NETWORKS: "true",
+          SITEVOICE_EMBEDDINGS: "openai",
+          OPENAI_API_KEY: openai.apiKey,
+          OPENAI_BASE_URL: openai.baseUrl,
+          LOG_LEVEL: "info",
+        },
+        { logs },
+      );
       embedder = knowledgeEmbedder(service)!;
       siteId = `km-${crypto.randomBytes(4).toString("hex")}`;
-      await service.sites.create(operatorPrincipal(await service.workspace(), "test"), {
+      const workspace = await service.workspace();
+      readKey = await service.key(workspace, { scopes: ["sites:read"] });
+      await service.sites.create(operatorPrincipal(workspace, "test"), {
         site_id: siteId,
         business_name: "Lindenhof Dental",
         business_description: "A dental practice in Freiburg",
@@ -195,6 +213,25 @@ for (const target of databaseTargets) {
       gone.abort(new Error("client closed the request"));
       expect(await searching).to.deep.equal(keywords.search(QUESTION, 3));
       expect(lines.filter((l) => l.includes("meaning search"))).to.deep.equal([]);
+    });
+
+    it("lets go of the provider's request when the API's client goes away", async () => {
+      openai.behaviour = "hang";
+      const asked = openai.nextRequest();
+      const query = new URLSearchParams({ q: QUESTION, limit: "3" });
+      const client = http.get(`${service.url}/v1/sites/${siteId}/knowledge?${query}`, {
+        headers: { Authorization: `Bearer ${readKey}` },
+      });
+      client.on("error", () => {}); // destroyed below
+      const sent = await asked;
+      const lines = serviceLines.length;
+      const released = openai.clientGone();
+      client.destroy();
+      expect(await released).to.equal(sent);
+      // Had the search waited for its timeout instead, that wait would be logged by now.
+      expect(serviceLines.slice(lines).filter((l) => l.includes("meaning search"))).to.deep.equal(
+        [],
+      );
     });
 
     it("counts the vectors in what an instance holds", async () => {
