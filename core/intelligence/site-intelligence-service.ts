@@ -128,7 +128,7 @@ export class SiteIntelligenceService {
       const crawl = await this.parts.store.crawls.latestDone(site.site_id);
       if (crawl !== undefined) pages = siteViewOf(crawl, site.domain).pages;
     }
-    return { pages, sectionIds: sectionIdsFor(pages, pageUrl) };
+    return { pages, ...sectionIdsFor(pages, pageUrl) };
   }
 
   /** Resolves once this instance's background work has ended (tests, shutdown). */
