@@ -164,6 +164,7 @@ for (const target of databaseTargets) {
       expect(answer.headers["content-type"]).to.match(/^text\/html/);
       expect(answer.text).to.include("Sitevoice-Crawler/0.1.0");
       expect(answer.text).to.include("User-agent: Sitevoice-Crawler\nDisallow: /");
+      expect(answer.text).to.include('&lt;meta name="robots" content="noindex"&gt;');
     });
 
     it("answers a refresh with 202 and the crawl under way, the same one until it ends", async () => {

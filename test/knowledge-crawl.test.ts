@@ -355,6 +355,17 @@ for (const target of databaseTargets) {
       );
     });
 
+    it("tells the agent of search_site in the site intelligence's prompt once it has knowledge", async () => {
+      const siteId = await newSite();
+      await crawl(siteId);
+      await service.intelligence.idle();
+      const answer = await request(service.url)
+        .get(`/v1/${siteId}/site-intelligence`)
+        .set("Origin", site.origin);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body.data.personality_prompt).to.include("search_site tool");
+    });
+
     it("answers an empty search and zero counts for a site never crawled", async () => {
       const siteId = await newSite();
       expect(await service.knowledge.search(siteId, QUESTION, 3)).to.deep.equal([]);

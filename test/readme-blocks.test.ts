@@ -1,6 +1,6 @@
 /** How the README test finds the calls of a shell block and what each announces and shows. */
 import { expect } from "chai";
-import { readmeExamples } from "./helpers/readme-blocks.ts";
+import { answeringRuns, readmeExamples, type Call } from "./helpers/readme-blocks.ts";
 
 const block = (lines: string[]) => ["Text.", "", "```sh", ...lines, "```", ""].join("\n");
 
@@ -8,8 +8,15 @@ describe("the README's shell blocks, read for the README test", () => {
   it("reads a call without an announcement as any 2xx with nothing shown", () => {
     const [example] = readmeExamples(block(["curl -s localhost:8787/v1/health"]));
     expect(example?.calls).to.deep.equal([
-      { expected: undefined, raw: undefined, shown: undefined },
+      { expected: undefined, raw: undefined, shown: undefined, repeated: false },
     ]);
+  });
+
+  it("reads a call in an until loop's condition as one the block may run several times", () => {
+    const [example] = readmeExamples(
+      block(['until curl -s x | grep -q \'"status":"done"\'; do sleep 1; done', "curl -s y"]),
+    );
+    expect(example?.calls.map((call) => call.repeated)).to.deep.equal([true, false]);
   });
 
   it("reads the statuses a call's line announces", () => {
@@ -44,5 +51,28 @@ describe("the README's shell blocks, read for the README test", () => {
 
   it("leaves out blocks without a curl command", () => {
     expect(readmeExamples(block(["npm start"]))).to.deep.equal([]);
+  });
+});
+
+describe("the runs of a README block, matched to its calls", () => {
+  const once: Call = { expected: undefined, raw: undefined, shown: undefined, repeated: false };
+  const waiting: Call = { ...once, repeated: true };
+
+  it("answers each call with its own run", () => {
+    expect(answeringRuns([once, once], ["-s a", "-s a"])).to.deep.equal([0, 1]);
+  });
+
+  it("answers a call an until loop repeats with the last of its runs", () => {
+    expect(
+      answeringRuns([once, waiting, once], ["-s a", "-s b", "-s b", "-s b", "-s c"]),
+    ).to.deep.equal([0, 3, 4]);
+  });
+
+  it("finds no answer when a call did not run", () => {
+    expect(answeringRuns([once, once], ["-s a"])).to.equal(undefined);
+  });
+
+  it("finds no answer when a run is no call's", () => {
+    expect(answeringRuns([once], ["-s a", "-s b"])).to.equal(undefined);
   });
 });

@@ -9,8 +9,10 @@
  * one announced as a stream (`# → 200 stream`, ended by `--max-time`) answers Server-Sent Events.
  * A body the README shows for a call (`# → {"success":true,…}` on the line under it, or after
  * the status on its own line) must be what the call answered (see helpers/shown-output.ts for
- * how `…` and the masking of ids and times read). The service gets nothing a fresh `npm start`
- * does not: no OAuth client, no OPENAI_API_KEY.
+ * how `…` and the masking of ids and times read). A call that is an `until` loop's condition,
+ * which waits for something (the first crawl), is checked by its last answer, the one the loop
+ * waited for. The service gets nothing a fresh `npm start` does not: no OAuth client, no
+ * OPENAI_API_KEY.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -21,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import { run, serving, stop, type Run } from "./helpers/cli-process.ts";
-import { readmeExamples, type Call } from "./helpers/readme-blocks.ts";
+import { answeringRuns, readmeExamples, type Call } from "./helpers/readme-blocks.ts";
 import { differenceFrom, parseShown } from "./helpers/shown-output.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -29,7 +31,8 @@ const PORT = 8787;
 
 /**
  * Wraps `curl` for the block: the call runs as written (plus `-w` for the status), its body is
- * printed as usual and kept, one file per call, beside its status.
+ * printed as usual and kept, one file per run, beside its status and its arguments (which tell a
+ * loop's runs of one call apart from the next call).
  */
 const RECORDER = [
   "curl() {",
@@ -38,6 +41,7 @@ const RECORDER = [
   '  out=$(command curl -sS -w "\\n%{http_code}" "$@") || { local rc=$?; [ $rc -eq 28 ] || { echo "curl failed ($rc): $*" >&2; return 1; }; }',
   '  n=$(wc -l < "$RECORD/statuses")',
   "  printf '%s\\n' \"${out%$'\\n'*}\" > \"$RECORD/body-$n\"",
+  '  printf \'%s\' "$*" > "$RECORD/args-$n"',
   "  printf '%s\\n' \"${out##*$'\\n'}\" >> \"$RECORD/statuses\"",
   "  printf '%s\\n' \"${out%$'\\n'*}\"",
   "}",
@@ -147,12 +151,19 @@ describe("the README's curl examples", function () {
           .trim()
           .split("\n")
           .map(Number);
-        expect(statuses, where).to.have.length(example.calls.length);
+        const runs = answeringRuns(
+          example.calls,
+          statuses.map((_, n) => fs.readFileSync(path.join(record, `args-${n}`), "utf8")),
+        );
+        expect(runs, `${statuses.length} runs of curl: ${where}`).to.have.length(
+          example.calls.length,
+        );
         example.calls.forEach((call, i) => {
-          const body = fs.readFileSync(path.join(record, `body-${i}`), "utf8");
+          const run = runs![i] as number;
+          const body = fs.readFileSync(path.join(record, `body-${run}`), "utf8");
           const difference = checkCall(
             call,
-            statuses[i] as number,
+            statuses[run] as number,
             body,
             `call ${i + 1} of ${where}`,
           );

@@ -88,6 +88,7 @@ for (const target of databaseTargets) {
           "021-address-proof",
           "022-workspace-secrets",
           "023-site-knowledge",
+          "024-knowledge-vectors",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });
@@ -312,6 +313,37 @@ for (const target of databaseTargets) {
             expect(statements).to.have.length(2);
             const kept = await store.leads.transcriptsOf(siteId);
             expect(kept.map((t) => t.id)).to.deep.equal([`trn_${p}1`]);
+          });
+
+          it("keeps a site's vectors beside its index, longer than a TEXT column", async () => {
+            const knowledge = {
+              site_id: siteId,
+              format: 1,
+              language: "en",
+              serialized: "{}",
+              built_at: 5,
+              pages: 1,
+              sections: 1,
+              passages: 1,
+              languages: '["en"]',
+              crawl_id: null,
+              failures: "[]",
+            };
+            await store.siteKnowledge.put({ ...knowledge, vectors: null, vectors_provider: null });
+            expect(await store.siteKnowledge.vectors(siteId)).to.deep.equal({
+              vectors: null,
+              vectors_provider: null,
+            });
+            const vectors = "v".repeat(300_000);
+            await store.siteKnowledge.put({ ...knowledge, vectors, vectors_provider: "openai" });
+            expect(await store.siteKnowledge.vectors(siteId)).to.deep.equal({
+              vectors,
+              vectors_provider: "openai",
+            });
+            expect((await store.siteKnowledge.get(siteId))?.vectors).to.equal(vectors);
+            expect((await store.siteKnowledge.summary(siteId))?.vectors_provider).to.equal(
+              "openai",
+            );
           });
 
           it("cascades versions on delete, and deletes only once", async () => {

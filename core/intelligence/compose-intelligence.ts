@@ -14,6 +14,7 @@ import type { SiteService } from "../sites/site-service.ts";
 import type { Store } from "../store/store.ts";
 import { CrawlService } from "./crawl-service.ts";
 import { CrawlKnowledge } from "./knowledge/crawl-knowledge.ts";
+import { knowledgeEmbedder } from "./knowledge/knowledge-embedder.ts";
 import { KnowledgeService } from "./knowledge/knowledge-service.ts";
 import type { PromptTemplates } from "./prompt-templates.ts";
 import { SiteIntelligenceService } from "./site-intelligence-service.ts";
@@ -30,12 +31,15 @@ export function composeIntelligence(
   },
 ): { intelligence: SiteIntelligenceService; crawls: CrawlService; knowledge: KnowledgeService } {
   const { settings, logger, closers } = context;
+  // The provider of SITEVOICE_EMBEDDINGS, or none: then nothing is embedded or sent anywhere.
+  const embedder = knowledgeEmbedder({ plugins: parts.plugins, settings });
   // Searched from memory; a deleted site's index leaves with it (the site change channel).
   const knowledge = new KnowledgeService({
     store: parts.store,
     logger,
     cacheBytes: settings.caches.knowledgeMb * 1024 * 1024,
     channel: context.channel,
+    embedder,
   });
   closers.push(() => knowledge.idle());
   const intelligence = new SiteIntelligenceService({
@@ -57,7 +61,7 @@ export function composeIntelligence(
     settings,
     logger,
     intelligence,
-    knowledge: new CrawlKnowledge({ store: parts.store, holder: knowledge, logger }),
+    knowledge: new CrawlKnowledge({ store: parts.store, holder: knowledge, logger, embedder }),
   });
   // A site changed anywhere may have queued a crawl with it: its job is made at once.
   context.channel.subscribe(() => crawls.wake());

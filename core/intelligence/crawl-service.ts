@@ -233,7 +233,7 @@ export class CrawlService {
       outcome = outcomeOf(result, this.now());
       update = await this.parts.knowledge.prepare(
         site,
-        { id: crawlId, done: outcome.status === "done" },
+        { id: crawlId, done: outcome.status === "done", signal: stop.signal },
         result,
         stored,
       );
@@ -247,15 +247,20 @@ export class CrawlService {
     } finally {
       this.running.delete(crawlId);
     }
-    // The crawl's end and what it changed of the knowledge, whole or not at all: a crawl whose
-    // lease another instance took writes nothing.
-    const ended = await store.transaction(async (tx) => {
-      if (!(await tx.crawls.finish(crawlId, this.owner, { ...outcome, ...update?.counts }))) {
-        return undefined;
-      }
-      await update?.write(tx);
-      return tx.crawls.get(crawlId);
-    });
+    let ended: CrawlRow | undefined;
+    try {
+      ended = await this.finish(crawlId, outcome, update);
+    } catch (err) {
+      if (update === undefined) throw err;
+      // The store refused the knowledge (larger than MariaDB's max_allowed_packet, a connection
+      // lost): the crawl still ends, its knowledge as before it, so it is not run again and again.
+      logger.warn(
+        { err, crawl_id: crawlId, site_id: site.site_id },
+        "site knowledge not stored: the crawl's end is recorded without it",
+      );
+      update = { ...update, write: async () => {}, committed: () => {} };
+      ended = await this.finish(crawlId, outcome, update);
+    }
     if (ended === undefined) return undefined;
     update?.committed();
     logger.info(
@@ -272,6 +277,24 @@ export class CrawlService {
     );
     await this.afterCrawl(site.site_id, site.domain);
     return ended;
+  }
+
+  /**
+   * The crawl's end and what it changed of the knowledge, whole or not at all; undefined when
+   * another instance took the crawl's lease (nothing is written then).
+   */
+  private finish(
+    crawlId: string,
+    outcome: CrawlOutcome,
+    update: KnowledgeUpdate | undefined,
+  ): Promise<CrawlRow | undefined> {
+    return this.parts.store.transaction(async (tx) => {
+      if (!(await tx.crawls.finish(crawlId, this.owner, { ...outcome, ...update?.counts }))) {
+        return undefined;
+      }
+      await update?.write(tx);
+      return tx.crawls.get(crawlId);
+    });
   }
 
   /** Site intelligence learns of the new pages; a domain changed meanwhile is crawled anew. */

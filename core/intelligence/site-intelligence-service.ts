@@ -128,7 +128,7 @@ export class SiteIntelligenceService {
       const crawl = await this.parts.store.crawls.latestDone(site.site_id);
       if (crawl !== undefined) pages = siteViewOf(crawl, site.domain).pages;
     }
-    return { pages, sectionIds: sectionIdsFor(pages, pageUrl) };
+    return { pages, ...sectionIdsFor(pages, pageUrl) };
   }
 
   /** Resolves once this instance's background work has ended (tests, shutdown). */
@@ -198,8 +198,8 @@ export class SiteIntelligenceService {
       const still = row === undefined ? need : this.#need(row, target.version);
       if (row !== undefined && still === "prompt") {
         const at = this.#now();
-        const pages = row.site === null ? [] : (JSON.parse(row.site) as SiteView).pages;
-        await repo.putPrompt(siteId, this.#prompt(target.site, pages, at), at);
+        const view = row.site === null ? undefined : (JSON.parse(row.site) as SiteView);
+        await repo.putPrompt(siteId, this.#prompt(target.site, view, at), at);
       } else if (still === "all") {
         await repo.put(await this.#build(target));
       }
@@ -230,7 +230,7 @@ export class SiteIntelligenceService {
       site: view === undefined ? null : JSON.stringify(view),
       data: JSON.stringify(data ?? { collections: [] }),
       generated_at: at,
-      prompt: this.#prompt(site, view?.pages ?? [], at),
+      prompt: this.#prompt(site, view, at),
       prompt_generated_at: at,
       invalidated_at: null,
       regen_owner: null,
@@ -247,11 +247,14 @@ export class SiteIntelligenceService {
     };
   }
 
-  #prompt(site: SiteConfig, pages: readonly SitePage[], at: number): string {
+  /** The prompt a voice session of the site gets, with search_site when its knowledge has text. */
+  #prompt(site: SiteConfig, view: SiteView | undefined, at: number): string {
     return buildPersonalityPrompt(site, {
       now: new Date(at),
       templates: this.parts.templates,
-      pages,
+      pages: view?.pages ?? [],
+      // A view stored before the site's knowledge existed has no `knowledge`.
+      knowledge: (view?.knowledge as SiteView["knowledge"] | undefined)?.updatedAt != null,
     });
   }
 

@@ -65,4 +65,6 @@ export interface SessionView {
   pages: SitePage[];
   /** scroll_to's ids: the visitor's page's first, then the other pages', once each, capped. */
   sectionIds: string[];
+  /** Whether `sectionIds` holds every id of the site's pages (false when it was capped). */
+  allSectionIds: boolean;
 }

@@ -44,12 +44,22 @@ describe("crawled pages", () => {
       page("https://shop.example/", ["hero", ...many]),
       page("https://shop.example/sofas", ["oslo", "hero"]),
     ];
-    const ids = sectionIdsFor(pages, "https://shop.example/sofas/");
+    const { sectionIds: ids, allSectionIds } = sectionIdsFor(pages, "https://shop.example/sofas/");
     expect(ids).to.have.length(MAX_SECTION_IDS);
     expect(ids.slice(0, 3)).to.deep.equal(["oslo", "hero", "s0"]);
     expect(new Set(ids).size).to.equal(ids.length);
-    expect(sectionIdsFor(pages).slice(0, 2)).to.deep.equal(["hero", "s0"]);
-    expect(sectionIdsFor([])).to.deep.equal([]);
+    expect(allSectionIds).to.equal(false);
+    expect(sectionIdsFor(pages).sectionIds.slice(0, 2)).to.deep.equal(["hero", "s0"]);
+    expect(sectionIdsFor([])).to.deep.equal({ sectionIds: [], allSectionIds: true });
+  });
+
+  it(`says every id is offered when the site has ${MAX_SECTION_IDS} at most`, () => {
+    const many = Array.from({ length: MAX_SECTION_IDS - 1 }, (_, i) => `s${i}`);
+    const pages = [
+      page("https://shop.example/", many),
+      page("https://shop.example/a", ["s0", "x"]),
+    ];
+    expect(sectionIdsFor(pages)).to.deep.equal({ sectionIds: [...many, "x"], allSectionIds: true });
   });
 
   it("reads back only well-formed pages, and the origin of the crawled domain", () => {

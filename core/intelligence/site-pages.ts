@@ -5,7 +5,7 @@
  */
 import type { CrawlRow } from "../store/repos/crawls-repo.ts";
 import { siteOrigin } from "./crawler/crawl-urls.ts";
-import type { SitePage, SiteView } from "./site-intelligence-types.ts";
+import type { SessionView, SitePage, SiteView } from "./site-intelligence-types.ts";
 
 /** The most section ids scroll_to is offered: an enum the model reads whole. */
 export const MAX_SECTION_IDS = 200;
@@ -96,18 +96,24 @@ export function pageKey(url: string): string | undefined {
 
 /**
  * The ids scroll_to may name: those of the page at `pageUrl` first (when it was crawled), then
- * those of the other pages in crawl order, each once, at most MAX_SECTION_IDS.
+ * those of the other pages in crawl order, each once, at most MAX_SECTION_IDS; and whether those
+ * are all the site's pages have.
  */
-export function sectionIdsFor(pages: readonly SitePage[], pageUrl?: string): string[] {
+export function sectionIdsFor(
+  pages: readonly SitePage[],
+  pageUrl?: string,
+): Pick<SessionView, "sectionIds" | "allSectionIds"> {
   const key = pageUrl === undefined ? undefined : pageKey(pageUrl);
   const current = key === undefined ? [] : pages.filter((page) => pageKey(page.url) === key);
   const ordered = [...current, ...pages.filter((page) => !current.includes(page))];
   const ids = new Set<string>();
   for (const page of ordered) {
     for (const id of page.sectionIds) {
-      if (ids.size === MAX_SECTION_IDS) return [...ids];
+      if (ids.size === MAX_SECTION_IDS && !ids.has(id)) {
+        return { sectionIds: [...ids], allSectionIds: false };
+      }
       ids.add(id);
     }
   }
-  return [...ids];
+  return { sectionIds: [...ids], allSectionIds: true };
 }

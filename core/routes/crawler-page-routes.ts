@@ -28,6 +28,11 @@ pages.</p>
 <p>To keep it out of your whole site, add to robots.txt:</p>
 <pre>User-agent: ${CRAWLER_PRODUCT}
 Disallow: /</pre>
+<p>To keep one page out of what the assistant knows, mark it as search engines read it:
+<code>&lt;meta name="robots" content="noindex"&gt;</code> (or a meta named
+<code>${CRAWLER_PRODUCT.toLowerCase()}</code> for this crawler alone), or an
+<code>X-Robots-Tag: noindex</code> header. Its links are still followed unless it also says
+<code>nofollow</code>.</p>
 </body>
 </html>
 `;

@@ -6,6 +6,7 @@
  */
 import { Router } from "express";
 import type { Logger } from "pino";
+import { abortOnClientGone } from "../http/client-gone.ts";
 import { principalOf, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { sendData } from "../http/envelope.ts";
 import { parseLimit } from "../http/pagination.ts";
@@ -38,7 +39,7 @@ export function knowledgeRoutes(
     await parts.sites.assertOwned(principalOf(req), siteId);
     const { items, tookMs } = await timedSearch(
       parts.knowledge,
-      { siteId, query: text, limit },
+      { siteId, query: text, limit, signal: abortOnClientGone(res).signal },
       { logger: parts.logger, requestId: req.id },
     );
     sendData(req, res, items, { meta: { took_ms: tookMs } });

@@ -6,6 +6,7 @@
  */
 import { Router } from "express";
 import type { Logger } from "pino";
+import { abortOnClientGone } from "../http/client-gone.ts";
 import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { parseRawJson } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
@@ -68,7 +69,11 @@ export function knowledgeWidgetRoutes(
       });
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const search = searchOf(parseRawJson(req.headers["content-type"], raw));
-      const { items } = await timedSearch(parts.knowledge, { siteId, ...search }, log);
+      const { items } = await timedSearch(
+        parts.knowledge,
+        { siteId, ...search, signal: abortOnClientGone(res).signal },
+        log,
+      );
       sendData(req, res, { items });
       return;
     }
@@ -76,7 +81,11 @@ export function knowledgeWidgetRoutes(
     const { session, body } = await signed(req, res, target);
     await consumeLimit(limiter, target.site.site_id, res);
     const search = searchOf(body);
-    const { items } = await timedSearch(parts.knowledge, { siteId, ...search }, log);
+    const { items } = await timedSearch(
+      parts.knowledge,
+      { siteId, ...search, signal: abortOnClientGone(res).signal },
+      log,
+    );
     // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
     parts.usage
       .recordSiteSearch(session, items.length)

@@ -6,6 +6,7 @@
  */
 import { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { abortOnClientGone } from "../http/client-gone.ts";
 import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
 import { BODY_LIMIT_WIDGET, jsonBody, parseRawJson } from "../http/body-parsers.ts";
 import { sendData } from "../http/envelope.ts";
@@ -241,10 +242,7 @@ export function widgetRoutes(
    * when info is off: a child logger per query costs more than the search's own checks).
    */
   function searchOptions(req: Request, res: Response): RunSearchOptions {
-    const abort = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) abort.abort(new Error("client closed the request"));
-    });
+    const abort = abortOnClientGone(res);
     const logger = parts.logger.isLevelEnabled("info")
       ? parts.logger.child({ request_id: req.id, site_id: req.params.siteId })
       : undefined;

@@ -107,7 +107,7 @@ export class TokenService {
     const [view, knowledge] = await Promise.all([
       this.parts.intelligence.sessionView(site, pageUrl).catch((error: unknown) => {
         warn(error, "crawled pages");
-        return { pages: [], sectionIds: [] };
+        return { pages: [], sectionIds: [], allSectionIds: true };
       }),
       this.parts.knowledge.stats(site.site_id).then(
         (stats) => stats.passages > 0,
@@ -141,6 +141,7 @@ export class TokenService {
       }),
       tools: buildVoiceTools(site, {
         sectionIds: crawled.sectionIds,
+        allSectionIds: crawled.allSectionIds,
         knowledge: crawled.knowledge,
       }),
     };

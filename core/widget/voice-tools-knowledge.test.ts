@@ -74,4 +74,38 @@ describe("voice tools: search_site", () => {
     expect(description).to.match(/answer only from/i);
     expect(description).to.include("section_id");
   });
+
+  describe("scroll_to beside it", () => {
+    const listed = ["opening-hours", "parking"];
+
+    it("keeps to the listed ids when they are all the site's", () => {
+      const tools = buildVoiceTools(sites.dental, {
+        knowledge: true,
+        sectionIds: listed,
+        allSectionIds: true,
+      });
+      const scrollTo = toolNamed(tools, SCROLL_TO);
+      expect(schemaOf(scrollTo).properties.section_id?.enum).to.deep.equal(listed);
+      expect(compile(scrollTo)({ section_id: "insurance" })).to.equal(false);
+    });
+
+    it("takes a passage's section id when the site had more ids than were listed", () => {
+      const tools = buildVoiceTools(sites.dental, {
+        knowledge: true,
+        sectionIds: listed,
+        allSectionIds: false,
+      });
+      const sectionId = schemaOf(toolNamed(tools, SCROLL_TO)).properties.section_id;
+      expect(sectionId).to.not.have.property("enum");
+      expect(sectionId?.description).to.include(SEARCH_SITE).and.include("opening-hours, parking");
+      expect(compile(toolNamed(tools, SCROLL_TO))({ section_id: "insurance" })).to.equal(true);
+    });
+
+    it("keeps to the listed ids, however many the site had, without search_site", () => {
+      const tools = buildVoiceTools(sites.dental, { sectionIds: listed, allSectionIds: false });
+      expect(schemaOf(toolNamed(tools, SCROLL_TO)).properties.section_id?.enum).to.deep.equal(
+        listed,
+      );
+    });
+  });
 });

@@ -35,6 +35,11 @@ export interface VoiceToolOptions {
    * on first, then those of the site's other pages.
    */
   sectionIds?: string[];
+  /**
+   * Whether `sectionIds` are all the site's (true unless said): when not, and search_site is
+   * offered, scroll_to also takes the section id of any passage it returns.
+   */
+  allSectionIds?: boolean;
   /** Whether the site's knowledge holds passages to search (search_site is offered then only). */
   knowledge?: boolean;
 }
@@ -46,7 +51,8 @@ export function buildVoiceTools(site: SiteConfig, options: VoiceToolOptions = {}
   if (search !== undefined) tools.push(search);
   if (options.knowledge === true) tools.push(searchSiteTool(site));
   if (site.lead_capture.enabled) tools.push(submitLeadTool(site.lead_capture.fields));
-  tools.push(scrollToTool(options.sectionIds));
+  const passageIds = options.knowledge === true && options.allSectionIds === false;
+  tools.push(scrollToTool(options.sectionIds, passageIds));
   return tools;
 }
 
@@ -254,23 +260,37 @@ function submitLeadTool(configured: LeadField[]): VoiceTool {
   };
 }
 
-function scrollToTool(sectionIds: string[] | undefined): VoiceTool {
+/**
+ * scroll_to's section id: one of `sectionIds` when given, or (`passageIds`, the site having more
+ * than could be listed) also that of any passage search_site returned; any id of the current page
+ * when none are known. The widget checks an id against the page and the crawled pages in any case.
+ */
+function scrollToTool(sectionIds: string[] | undefined, passageIds: boolean): VoiceTool {
   const ids = [...new Set(sectionIds ?? [])].filter((id) => id !== "");
-  const sectionId =
-    ids.length > 0
-      ? {
-          type: "string",
-          enum: ids,
-          description:
-            "The id of the section to show: one of the current page, or of another page of the " +
-            "site, which then opens there.",
-        }
-      : {
-          type: "string",
-          minLength: 1,
-          description:
-            "The id of a section of the current page (its HTML id attribute, without #).",
-        };
+  let sectionId: Record<string, unknown>;
+  if (ids.length === 0) {
+    sectionId = {
+      type: "string",
+      minLength: 1,
+      description: "The id of a section of the current page (its HTML id attribute, without #).",
+    };
+  } else if (passageIds) {
+    sectionId = {
+      type: "string",
+      minLength: 1,
+      description:
+        `The id of the section to show: the section_id of a passage ${SEARCH_SITE} returned, or ` +
+        `one of these: ${ids.join(", ")}. One of another page of the site opens that page.`,
+    };
+  } else {
+    sectionId = {
+      type: "string",
+      enum: ids,
+      description:
+        "The id of the section to show: one of the current page, or of another page of the " +
+        "site, which then opens there.",
+    };
+  }
   return {
     type: "function",
     name: SCROLL_TO,

@@ -44,6 +44,8 @@ export interface SiteServerOptions {
   extraLocs?: string[];
   /** Paths answered with a 302 to the location (`{origin}` as above). */
   redirects?: Record<string, string>;
+  /** By page path: markup put at the start of its `<head>`, headers added to its answer. */
+  pageEdits?: Record<string, { head?: string; headers?: Record<string, string> }>;
 }
 
 export interface SiteServer {
@@ -103,11 +105,15 @@ ${[...SITEMAP_PATHS.map((p) => `${origin}${p}`), ...(options.extraLocs ?? []).ma
     userAgents.push(req.headers["user-agent"]);
     const pathname = url.split("?")[0]!;
     void answer(pathname).then(([status, type, body, location]) => {
+      const edit = options.pageEdits?.[pathname];
       res.writeHead(status, {
         "content-type": type,
         ...(location === undefined ? {} : { location }),
+        ...edit?.headers,
       });
-      res.end(body);
+      res.end(
+        edit?.head === undefined ? body : body.toString().replace("<head>", `<head>${edit.head}`),
+      );
     });
   });
   async function answer(pathname: string): Promise<[number, string, Buffer | string, string?]> {

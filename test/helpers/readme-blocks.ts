@@ -1,6 +1,7 @@
 /**
  * The README's shell blocks that call the service: each curl command with the status its line
- * announces and the output the README shows for it (see shown-output.ts for how that is read).
+ * announces and the output the README shows for it (see shown-output.ts for how that is read),
+ * and which of a block's runs of curl answers each.
  */
 
 /** One curl command of a README block: what its line announces, and the output shown for it. */
@@ -11,6 +12,11 @@ export interface Call {
   raw: "html" | "javascript" | "stream" | undefined;
   /** The body the README shows for it (`# → {…}` after it, or after its status), as written. */
   shown: string | undefined;
+  /**
+   * Whether it is an `until` loop's condition (`until curl … | grep -q …; do sleep 1; done`),
+   * which the block runs until it answers what the loop waits for.
+   */
+  repeated: boolean;
 }
 
 /** One shell block of the README that calls the service, with what each call must answer. */
@@ -31,6 +37,7 @@ function announced(text: string): Call {
     expected: match?.[1]?.split(/\s+or\s+/).map(Number),
     raw: match?.[2] as Call["raw"],
     shown: /^[[{]/.test(rest) ? rest : undefined,
+    repeated: false,
   };
 }
 
@@ -43,12 +50,14 @@ export function readmeExamples(text: string): Example[] {
     // A command continued over several lines with `\` is one command.
     for (const line of script.replace(/\\\n/g, " ").split("\n")) {
       const comment = /#\s*→\s*(.*)$/.exec(line)?.[1];
-      if (/^\s*curl\s/.test(line)) {
-        calls.push(
-          comment === undefined
+      const command = /^\s*(until\s+)?curl\s/.exec(line);
+      if (command !== null) {
+        calls.push({
+          ...(comment === undefined
             ? { expected: undefined, raw: undefined, shown: undefined }
-            : announced(comment),
-        );
+            : announced(comment)),
+          repeated: command[1] !== undefined,
+        });
       } else if (comment !== undefined && /^\s*#/.test(line) && calls.length > 0) {
         // A comment line of its own shows the output of the call before it.
         (calls[calls.length - 1] as Call).shown = announced(comment).shown;
@@ -58,4 +67,21 @@ export function readmeExamples(text: string): Example[] {
     examples.push({ line: text.slice(0, match.index).split("\n").length, script, calls });
   }
   return examples;
+}
+
+/**
+ * Which run answers each call, from the arguments of the block's runs of curl in order: a call's
+ * own run, or for a repeated call the last of its runs in a row (the answer the loop waited for).
+ * Undefined when the runs are not the calls' (one did not run, or more ran).
+ */
+export function answeringRuns(calls: Call[], runs: string[]): number[] | undefined {
+  const answers: number[] = [];
+  let next = 0;
+  for (const call of calls) {
+    if (next === runs.length) return undefined;
+    let answer = next++;
+    while (call.repeated && runs[next] === runs[answer]) answer = next++;
+    answers.push(answer);
+  }
+  return next === runs.length ? answers : undefined;
 }

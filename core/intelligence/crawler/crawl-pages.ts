@@ -2,7 +2,8 @@
  * Fetching and reading the crawl's pages: one GET each (origin-fetch.ts: same-origin redirects
  * only, each target checked against robots.txt and the page patterns, conditional on what earlier
  * crawls kept of it), HTML only, the answer's title, description, section ids, links and main
- * text. A 304 gives the page as it was kept. A page that fails is an error of the crawl, never
+ * text; of a page that asks not to be indexed (noindex) only its links, and of one that asks not
+ * to be followed (nofollow) none. A 304 gives the page as it was kept. A page that fails is an error of the crawl, never
  * the crawl's failure.
  */
 import PQueue from "p-queue";
@@ -10,16 +11,20 @@ import { outlineIds } from "../knowledge/outline-ids.ts";
 import { pageText } from "../knowledge/page-text.ts";
 import type { CrawlContext, CrawledPage, KnownPage, PageText } from "./crawl-types.ts";
 import { extractPage } from "./extract.ts";
-import { CrawlFetchError, header } from "./origin-fetch.ts";
+import { CrawlFetchError, header, headerValues } from "./origin-fetch.ts";
+import { pageDirectives, productToken } from "./page-directives.ts";
 import { pageUrl } from "./crawl-urls.ts";
 import type { OutboundResponse } from "../../security/guarded-request.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
-/** One page read: the page, its text, and its links within the site (in normal form). */
+/** One page read. */
 export interface ReadPage {
-  page: CrawledPage;
-  text: PageText;
+  /** Its URL after redirects, in normal form. */
+  url: string;
+  /** The page and its text; none for one that asks not to be indexed (page-directives.ts). */
+  kept?: { page: CrawledPage; text: PageText };
+  /** Its links within the site (in normal form); none for one that asks not to be followed. */
   links: string[];
 }
 
@@ -71,8 +76,15 @@ async function readPage(
     return { failure: `not HTML (${type === "" ? "no Content-Type" : type})`, transient: false };
   }
   const html = response.body.toString("utf8");
-  const extracted = extractPage(html, finalUrl, { links: true });
-  const links = siteLinks(extracted.links, crawl.origin);
+  const token = productToken(crawl.userAgent);
+  const extracted = extractPage(html, finalUrl, { links: true, robotsNames: ["robots", token] });
+  const directives = pageDirectives(
+    extracted.robots,
+    headerValues(response, "x-robots-tag"),
+    token,
+  );
+  const links = directives.nofollow ? [] : siteLinks(extracted.links, crawl.origin);
+  if (directives.noindex) return { url: finalUrl, links };
   let text;
   try {
     text = pageText(html, finalUrl);
@@ -80,7 +92,7 @@ async function readPage(
     // What was known of its text stands: the next crawl reads it again.
     return { failure: `text not read: ${String(error)}`, transient: true };
   }
-  return {
+  const kept: ReadPage["kept"] = {
     page: {
       url: finalUrl,
       title: extracted.title,
@@ -102,13 +114,13 @@ async function readPage(
       links,
       content: known?.contentHash === text.contentHash ? undefined : text.content,
     },
-    links,
   };
+  return { url: finalUrl, kept, links };
 }
 
 /** A 304: the page as it was known, with the validators the answer may have renewed. */
 function notModified(response: OutboundResponse, url: string, known: KnownPage): ReadPage {
-  return {
+  const kept: ReadPage["kept"] = {
     page: { ...known.page, url },
     text: {
       url,
@@ -119,8 +131,8 @@ function notModified(response: OutboundResponse, url: string, known: KnownPage):
       contentHash: known.contentHash,
       links: known.links,
     },
-    links: known.links,
   };
+  return { url, kept, links: known.links };
 }
 
 /** The links within the site's origin, in normal form, once each, in page order. */

@@ -144,7 +144,7 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
   if (listed.length > 0) {
     pagesAsked = listed.length;
     for (const read of await readPages(crawl, listed, perHost, refusal))
-      if (read) keep(read.page, read.text);
+      if (read?.kept) keep(read.kept.page, read.kept.text);
     return result(pages, texts);
   }
 
@@ -159,8 +159,8 @@ export async function crawlSite(site: CrawlSite, options: CrawlOptions): Promise
     pagesAsked += level.length;
     for (const read of await readPages(crawl, level, perHost, refusal)) {
       if (read === undefined) continue;
-      keep(read.page, read.text);
-      met.add(read.page.url);
+      if (read.kept) keep(read.kept.page, read.kept.text);
+      met.add(read.url);
       if (depth >= maxDepth) continue;
       for (const link of read.links) {
         if (asked >= maxPages) break;

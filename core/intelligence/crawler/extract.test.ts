@@ -18,6 +18,7 @@ describe("extractPage", () => {
         "https://shop.example/shop/cakes",
         "https://elsewhere.example/",
       ],
+      robots: [],
     });
   });
 
@@ -25,6 +26,22 @@ describe("extractPage", () => {
     const page = extractPage(HTML, "https://shop.example/menu", { links: false });
     expect(page.links).to.deep.equal([]);
     expect(page.sectionIds).to.deep.equal(["menu", "starters"]);
+  });
+});
+
+describe("extractPage: robots metas", () => {
+  const html = `<head><meta name="Robots" content="noindex"><meta name="googlebot" content="none">
+<meta name="sitevoicebot" content="nofollow"><meta name="robots"></head>`;
+
+  it("reads the content of each robots meta, whatever its name's case", () => {
+    expect(extractPage(html, "https://shop.example/").robots).to.deep.equal(["noindex"]);
+  });
+
+  it("reads those of the names asked for, and not another crawler's", () => {
+    const names = ["robots", "sitevoicebot"];
+    expect(
+      extractPage(html, "https://shop.example/", { links: true, robotsNames: names }).robots,
+    ).to.deep.equal(["noindex", "nofollow"]);
   });
 });
 
@@ -37,6 +54,7 @@ describe("extractPage on a page nested 100,000 deep", () => {
       description: null,
       sectionIds: ["bottom"],
       links: ["https://shop.example/after"],
+      robots: [],
     });
   });
 });

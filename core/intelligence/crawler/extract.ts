@@ -19,6 +19,8 @@ export interface ExtractedPage {
    * when not asked for (a crawl by sitemap follows no link).
    */
   links: string[];
+  /** The `content` of each `<meta>` named as `robotsNames` asks (page-directives.ts reads it). */
+  robots: string[];
 }
 
 const HEADING = /^h[1-6]$/;
@@ -32,8 +34,10 @@ const collapse = (text: string): string | null => {
 export function extractPage(
   html: string,
   url: string,
-  options: { links: boolean } = { links: true },
+  options: { links: boolean; robotsNames?: readonly string[] } = { links: true },
 ): ExtractedPage {
+  const robotsNames = new Set(options.robotsNames ?? ["robots"]);
+  const robots: string[] = [];
   let title: string | undefined;
   let inTitle = false;
   let titleText = "";
@@ -65,6 +69,7 @@ export function extractPage(
           if (content === undefined) return;
           if (key === "description") description ??= content;
           else if (key === "og:description") ogDescription ??= content;
+          else if (robotsNames.has(key)) robots.push(content);
         }
       },
       ontext(text) {
@@ -103,6 +108,7 @@ export function extractPage(
     description: collapse(description ?? ogDescription ?? ""),
     sectionIds: [...ids],
     links,
+    robots,
   };
 }
 

@@ -118,6 +118,12 @@ export function header(response: OutboundResponse, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Every value of a header that may be repeated, in order. */
+export function headerValues(response: OutboundResponse, name: string): string[] {
+  const value = response.headers[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
 /** A Location for a message: resolved, without credentials; as given when it is no URL. */
 function safeUrl(location: string, base: string): string {
   try {

@@ -1,28 +1,38 @@
 /**
  * What a crawl does with the site's knowledge: before, the stored pages it asks for
  * conditionally; at its end, the writes of its plan (knowledge-plan.ts) and, when a page was
- * added, changed or removed (or no index of the current format and language is stored), the
- * site's index built again. The writes go in the transaction that ends the crawl; the new index
- * is held by this instance once that committed.
+ * added, changed or removed (or no index of the current format and language is stored, or
+ * embeddings are on and no vectors of their provider are), the site's index built again, with
+ * its passages' vectors when embeddings are on (crawl-vectors.ts, before the transaction). The
+ * writes go in the transaction that ends the crawl; the new index is held by this instance once
+ * that committed.
  */
 import type { Logger } from "pino";
 import type { CrawlCounts } from "../../store/repos/crawls-repo.ts";
 import type { KnownPageRow } from "../../store/repos/site-knowledge-repo.ts";
 import type { Store } from "../../store/store.ts";
 import type { CrawlResult, KnownPage } from "../crawler/crawl-types.ts";
+import { crawlVectors } from "./crawl-vectors.ts";
 import {
   buildKnowledge,
   primaryLanguage,
   type BuiltKnowledge,
   type IndexedPage,
 } from "./knowledge-build.ts";
-import { KNOWLEDGE_INDEX_FORMAT, type KnowledgeIndex } from "./knowledge-index.ts";
+import type { KnowledgeEmbedder } from "./knowledge-embedder.ts";
+import { KNOWLEDGE_INDEX_FORMAT } from "./knowledge-index.ts";
 import { knownPages, planKnowledge, type KnowledgePlan } from "./knowledge-plan.ts";
 import type { Passage } from "./knowledge-types.ts";
 
 /** What holds indexes in memory (KnowledgeService): given each index a crawl built. */
 export interface KnowledgeHolder {
-  adopt(siteId: string, index: KnowledgeIndex, builtAt: number, size: number): void;
+  /** `size`: the stored length of the index and its vectors. */
+  adopt(
+    siteId: string,
+    built: Pick<BuiltKnowledge, "index" | "vectors">,
+    builtAt: number,
+    size: number,
+  ): void;
 }
 
 /** A crawl's end, ready to write. */
@@ -46,6 +56,8 @@ export class CrawlKnowledge {
       store: Store;
       holder: KnowledgeHolder;
       logger: Logger;
+      /** The embeddings provider's (SITEVOICE_EMBEDDINGS); undefined when off. */
+      embedder?: KnowledgeEmbedder;
       now?: () => number;
     },
   ) {}
@@ -60,10 +72,11 @@ export class CrawlKnowledge {
    * The update of the crawl `crawlId` of `site` that gave `result` (`done` or not: a crawl that
    * failed writes nothing, and counts what it read); undefined, logged, when it could not be
    * worked out: the crawl's end is then recorded without it, and the knowledge stays as it was.
+   * `crawl.signal` (the crawl's stop) ends the provider's requests for vectors.
    */
   async prepare(
     site: { site_id: string; language: string },
-    crawl: { id: string; done: boolean },
+    crawl: { id: string; done: boolean; signal?: AbortSignal },
     result: CrawlResult,
     stored: StoredPages,
   ): Promise<KnowledgeUpdate | undefined> {
@@ -80,7 +93,7 @@ export class CrawlKnowledge {
 
   async #update(
     site: { site_id: string; language: string },
-    crawl: { id: string; done: boolean },
+    crawl: { id: string; done: boolean; signal?: AbortSignal },
     result: CrawlResult,
     stored: StoredPages,
   ): Promise<KnowledgeUpdate> {
@@ -95,24 +108,35 @@ export class CrawlKnowledge {
     if (!crawl.done) return { counts: plan.counts, write: async () => {}, committed: () => {} };
     const failures = JSON.stringify(plan.failures);
     const current = await this.parts.store.siteKnowledge.summary(siteId);
+    const { embedder } = this.parts;
     const rebuild =
       plan.put.length > 0 ||
       plan.remove.length > 0 ||
       current === undefined ||
       current.format !== KNOWLEDGE_INDEX_FORMAT ||
-      current.language !== primaryLanguage(site.language);
+      current.language !== primaryLanguage(site.language) ||
+      (embedder !== undefined && current.vectors_provider !== embedder.provider);
     let built: BuiltKnowledge | undefined;
     if (rebuild) {
       const pages = await this.#pagesAfter(siteId, stored.rows, plan);
+      const vectors =
+        embedder === undefined
+          ? undefined
+          : await crawlVectors(
+              { store: this.parts.store, embedder, logger: this.parts.logger },
+              {
+                siteId,
+                crawlId: crawl.id,
+                passages: pages.flatMap((page) => page.passages),
+                changed: new Set(plan.put.map((row) => row.url)),
+                signal: crawl.signal,
+              },
+            );
       const started = performance.now();
       built = buildKnowledge(
         pages,
         { siteId, language: site.language },
-        {
-          at: now,
-          crawlId: crawl.id,
-          failures,
-        },
+        { at: now, crawlId: crawl.id, failures, vectors },
       );
       this.parts.logger.info(
         {
@@ -136,7 +160,8 @@ export class CrawlKnowledge {
       },
       committed: () => {
         if (built !== undefined) {
-          this.parts.holder.adopt(siteId, built.index, now, built.row.serialized.length);
+          const size = built.row.serialized.length + (built.row.vectors?.length ?? 0);
+          this.parts.holder.adopt(siteId, built, now, size);
         }
       },
     };

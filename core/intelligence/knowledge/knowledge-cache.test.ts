@@ -7,6 +7,7 @@ import { KnowledgeCache, type HeldKnowledge } from "./knowledge-cache.ts";
 
 const held = (size: number): HeldKnowledge => ({
   index: undefined,
+  vectors: undefined,
   builtAt: 1,
   checkedAt: 0,
   size,

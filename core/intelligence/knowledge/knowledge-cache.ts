@@ -1,27 +1,33 @@
 /**
- * The sites' indexes this instance holds in memory, bounded by their size
+ * The sites' indexes (and their vectors) this instance holds in memory, bounded by their size
  * (SITEVOICE_CACHE_KNOWLEDGE_MB): the least recently searched leave first. A site known to have
  * no index is held too (as nothing), so its searches do not each ask the store.
  */
 import { LRUCache } from "lru-cache";
 import type { KnowledgeIndex } from "./knowledge-index.ts";
+import type { VectorIndex } from "./vector-index.ts";
 
 /** What is held of one site. */
 export interface HeldKnowledge {
   /** Undefined when the site has no index stored. */
   index: KnowledgeIndex | undefined;
+  /**
+   * Its passages' vectors, for the meaning search: undefined when none are stored, or they are
+   * not the embeddings provider's in use (or embeddings are off).
+   */
+  vectors: VectorIndex | undefined;
   /** The stored index's `built_at` (undefined without one): another is another index. */
   builtAt: number | undefined;
   /** When the store was last asked whether the index is still this one. */
   checkedAt: number;
-  /** Its size for the bound: the serialized index's length. */
+  /** Its size for the bound: the stored lengths of the index and of the vectors held. */
   size: number;
 }
 
 export class KnowledgeCache {
   readonly #held: LRUCache<string, HeldKnowledge>;
 
-  /** Holds up to `maxBytes` of indexes (by their serialized length). */
+  /** Holds up to `maxBytes` of indexes and vectors (by their stored length). */
   constructor(maxBytes: number) {
     this.#held = new LRUCache<string, HeldKnowledge>({
       maxSize: Math.max(1, maxBytes),

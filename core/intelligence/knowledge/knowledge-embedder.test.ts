@@ -81,7 +81,7 @@ describe("knowledge embedder", () => {
   });
 
   it("sends OpenAI nothing while off, even with a key and vectors to search", async () => {
-    const embed = knowledgeEmbedder({ plugins: host, settings: settings() });
+    const embed = knowledgeEmbedder({ plugins: host, settings: settings() })?.embed;
     const ranking = await meaningSearch({
       query: "Are you open on Sundays?",
       limit: 3,
@@ -97,7 +97,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "openai" }),
-    });
+    })?.embed;
     const vectors = await embed!(["Are you open on Sundays?", "Opening hours"]);
     expect(vectors.map((v) => v.length)).to.deep.equal([256, 256]);
     expect(embeddingRequests().map((r) => r.headers.authorization)).to.deep.equal([
@@ -105,11 +105,19 @@ describe("knowledge embedder", () => {
     ]);
   });
 
+  it("names the provider whose vectors it makes, to store with them", () => {
+    const embedder = knowledgeEmbedder({
+      plugins: host,
+      settings: settings({ SITEVOICE_EMBEDDINGS: "openai" }),
+    });
+    expect(embedder?.provider).to.equal("openai");
+  });
+
   it("embeds no texts without asking the provider", async () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "openai" }),
-    });
+    })?.embed;
     expect(await embed!([])).to.deep.equal([]);
     expect(standin.requests).to.deep.equal([]);
   });
@@ -118,7 +126,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "mute" }),
-    });
+    })?.embed;
     expect((await rejection(embed!(["a"]))).message).to.equal(
       'the voice provider "mute" (SITEVOICE_EMBEDDINGS) cannot embed texts',
     );
@@ -128,7 +136,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "absent" }),
-    });
+    })?.embed;
     expect((await rejection(embed!(["a"]))).message).to.match(/absent/);
   });
 
@@ -136,7 +144,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "short" }),
-    });
+    })?.embed;
     expect((await rejection(embed!(["a", "b"]))).message).to.equal(
       'the voice provider "short" answered 1 vectors for 2 texts',
     );
@@ -146,7 +154,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "ragged" }),
-    });
+    })?.embed;
     expect((await rejection(embed!(["a", "b"]))).message).to.equal(
       'the voice provider "ragged" answered vectors that are not Float32Arrays of one length',
     );
@@ -156,7 +164,7 @@ describe("knowledge embedder", () => {
     const embed = knowledgeEmbedder({
       plugins: host,
       settings: settings({ SITEVOICE_EMBEDDINGS: "plain" }),
-    });
+    })?.embed;
     expect((await rejection(embed!(["a"]))).message).to.equal(
       'the voice provider "plain" answered vectors that are not Float32Arrays of one length',
     );

@@ -19,18 +19,25 @@ export interface KnowledgeEmbedderParts {
   settings: Pick<Readonly<Settings>, "embeddings" | "voiceProvider" | "openai" | "pluginConfig">;
 }
 
+/** The `embed` in use, with the provider whose vectors it makes (stored beside them). */
+export interface KnowledgeEmbedder {
+  /** Its type as SITEVOICE_EMBEDDINGS names it: vectors stored by another are made again. */
+  provider: string;
+  embed: Embed;
+}
+
 /**
  * The configured provider's `embed`, its answers checked (count, type, one length), or
  * undefined when SITEVOICE_EMBEDDINGS is off. The provider's instance is made on first use, so a
  * provider missing or unable to embed shows as a rejection there, which a search survives.
  */
-export function knowledgeEmbedder(parts: KnowledgeEmbedderParts): Embed | undefined {
+export function knowledgeEmbedder(parts: KnowledgeEmbedderParts): KnowledgeEmbedder | undefined {
   const type = parts.settings.embeddings;
   if (type === undefined) return undefined;
   // One config object for every call: the host then finds its instance without hashing it.
   const { config } = voiceProviderConfig({ ...parts.settings, voiceProvider: type });
   const name = `the voice provider ${JSON.stringify(type)}`;
-  return async (texts, signal) => {
+  const embed: Embed = async (texts, signal) => {
     if (texts.length === 0) return [];
     const provider = await parts.plugins.instance("voice-provider", type, config, "global");
     if (typeof provider.embed !== "function") {
@@ -47,4 +54,5 @@ export function knowledgeEmbedder(parts: KnowledgeEmbedderParts): Embed | undefi
     }
     return vectors as Float32Array[];
   };
+  return { provider: type, embed };
 }

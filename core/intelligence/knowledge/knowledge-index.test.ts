@@ -239,6 +239,34 @@ describe("knowledge index", () => {
     expect(KnowledgeIndex.build(many, "en").search("pizza", 2)).to.have.length(2);
   });
 
+  it("ranks more passages than a search answers, with their ids, for fusion", () => {
+    const many = Array.from({ length: 9 }, (_, k) =>
+      passage({ text: `Pizza number ${k}.${" Pizza.".repeat(k)}` }),
+    );
+    const index = KnowledgeIndex.build(many, "en");
+    const ranked = index.rank("pizza", 8);
+    expect(ranked.map((r) => r.passage.id)).to.deep.equal(
+      many
+        .slice(1)
+        .reverse()
+        .map((p) => p.id),
+    );
+    expect(ranked.slice(0, MAX_SEARCH_LIMIT).map((r) => [r.passage.url, r.score])).to.deep.equal(
+      index.search("pizza", MAX_SEARCH_LIMIT).map((hit) => [hit.url, hit.score]),
+    );
+  });
+
+  it("finds a passage by its id, built or loaded", () => {
+    const hours = passage({ sectionId: "hours", text: "Open from noon." });
+    const index = KnowledgeIndex.build([hours, ...filler], "en");
+    expect(index.passage(hours.id)).to.deep.equal(hours);
+    expect(roundTrip(index).passage(hours.id)).to.deep.equal(hours);
+  });
+
+  it("finds no passage by an id it does not hold", () => {
+    expect(KnowledgeIndex.build(filler, "en").passage(`${ORIGIN}/nowhere#0`)).to.equal(undefined);
+  });
+
   it("answers one passage for a limit below one", () => {
     const many = Array.from({ length: 9 }, (_, k) => passage({ text: `Pizza number ${k}.` }));
     expect(KnowledgeIndex.build(many, "en").search("pizza", 0)).to.have.length(1);

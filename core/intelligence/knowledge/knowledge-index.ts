@@ -46,8 +46,26 @@ function before(a: { score: number; id: string }, b: { score: number; id: string
   return a.score > b.score || (a.score === b.score && a.id < b.id);
 }
 
+/** A passage a question finds, with its score (rounded). */
+export interface RankedPassage {
+  passage: Passage;
+  score: number;
+}
+
+/** A passage as a search answers it. */
+export const knowledgeHit = (passage: Passage, score: number): KnowledgeHit => ({
+  url: passage.url,
+  title: passage.title,
+  heading: passage.heading,
+  section_id: passage.sectionId,
+  text: passage.text,
+  score,
+});
+
 export class KnowledgeIndex {
   private readonly ranking: Bm25Ranking;
+  /** Each passage by id, made on first use of `passage`. */
+  private byId: Map<string, Passage> | undefined;
 
   private constructor(
     private readonly parts: LocatedParts,
@@ -95,16 +113,23 @@ export class KnowledgeIndex {
     const wanted = Number.isFinite(limit)
       ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)))
       : MAX_SEARCH_LIMIT;
+    return this.rank(query, wanted).map(({ passage, score }) => knowledgeHit(passage, score));
+  }
+
+  /**
+   * The `limit` best passages for `query` with their scores, best first, as `search` ranks them
+   * but not capped at MAX_SEARCH_LIMIT: the keyword candidates a fused search takes.
+   */
+  rank(query: string, limit: number): RankedPassage[] {
     const terms = [...new Set(this.terms.terms(query))].slice(0, MAX_QUERY_TERMS);
-    if (terms.length === 0) return [];
-    return this.best(this.ranking.rank(terms), wanted).map(({ passage, score }) => ({
-      url: passage.url,
-      title: passage.title,
-      heading: passage.heading,
-      section_id: passage.sectionId,
-      text: passage.text,
-      score,
-    }));
+    if (terms.length === 0 || !(limit >= 1)) return [];
+    return this.best(this.ranking.rank(terms), Math.floor(limit));
+  }
+
+  /** The passage of `id`, undefined when it holds none: a hit the meaning search found. */
+  passage(id: string): Passage | undefined {
+    this.byId ??= new Map(this.parts.passages.map((passage) => [passage.id, passage]));
+    return this.byId.get(id);
   }
 
   /** The `wanted` best of `ranked`, scores rounded, in order. */

@@ -1,36 +1,33 @@
 /**
  * A site's knowledge as the agent's tool, the API, the CLI and the dashboard read it: searches
- * answered from the site's index held in memory (knowledge-cache.ts), and what the index holds,
- * read from the store.
+ * answered from the site's index held in memory (knowledge-cache.ts), fused with the meaning
+ * search when embeddings are on and the site has vectors (fused-search.ts), and what the index
+ * holds, read from the store.
  *
  * An index is loaded from the store on its site's first search here (another instance built it
  * at a crawl's end), and asked about again at most every 5 s (its `built_at`, a cheap read) so a
  * crawl that ended on another instance is seen; a crawl on this one hands its index over at once.
  * One stored in another format (an older release's) is built again from the stored pages and
- * stored. A site changed or deleted (the site change channel) is asked about at once, so a
+ * stored (knowledge-loader.ts). A site changed or deleted (the site change channel) is asked about at once, so a
  * deleted site's index leaves memory with it. A site without knowledge answers an empty list and
  * zero counts, never an error.
  */
 import type { Logger } from "pino";
 import { ALL_SITES, type SiteChangeChannel } from "../../sites/site-cache.ts";
-import type { SiteKnowledgeRow } from "../../store/repos/site-knowledge-repo.ts";
 import type { Store } from "../../store/store.ts";
 import type { KnowledgeHolder } from "./crawl-knowledge.ts";
-import { buildKnowledge, type IndexedPage } from "./knowledge-build.ts";
+import { fusedSearch } from "./fused-search.ts";
+import type { BuiltKnowledge } from "./knowledge-build.ts";
 import { KnowledgeCache, type HeldKnowledge } from "./knowledge-cache.ts";
-import {
-  KNOWLEDGE_INDEX_FORMAT,
-  KnowledgeIndex,
-  KnowledgeIndexFormatError,
-  MAX_SEARCH_LIMIT,
-} from "./knowledge-index.ts";
+import type { KnowledgeEmbedder } from "./knowledge-embedder.ts";
+import { MAX_SEARCH_LIMIT } from "./knowledge-index.ts";
+import { loadKnowledge, type KnowledgeLoaderParts } from "./knowledge-loader.ts";
 import type {
   KnowledgeFailure,
   KnowledgeHit,
   KnowledgePage,
   KnowledgeReader,
   KnowledgeStats,
-  Passage,
 } from "./knowledge-types.ts";
 
 /** How long a held index is used before the store is asked whether it is still the latest. */
@@ -39,16 +36,24 @@ export const KNOWLEDGE_RECHECK_MS = 5_000;
 export interface KnowledgeServiceParts {
   store: Store;
   logger: Logger;
-  /** The most bytes of indexes held (SITEVOICE_CACHE_KNOWLEDGE_MB), by serialized length. */
+  /**
+   * The most bytes of indexes held (SITEVOICE_CACHE_KNOWLEDGE_MB), by the stored length of each
+   * index and its vectors.
+   */
   cacheBytes: number;
   /** Site changes and deletions, on this instance and the others. */
   channel: SiteChangeChannel;
+  /** The embeddings provider's (SITEVOICE_EMBEDDINGS); undefined when off: keywords alone. */
+  embedder?: KnowledgeEmbedder;
+  /** How long a search waits for the question's vector (MEANING_SEARCH_TIMEOUT_MS unless given). */
+  meaningTimeoutMs?: number;
   now?: () => number;
 }
 
 export class KnowledgeService implements KnowledgeReader, KnowledgeHolder {
   readonly #cache: KnowledgeCache;
   readonly #now: () => number;
+  readonly #loader: KnowledgeLoaderParts;
   /** A site's index being read (or built), shared by the searches that wait for it. */
   readonly #loading = new Map<string, Promise<HeldKnowledge>>();
   /** Checks started by the channel, for `idle`. */
@@ -57,16 +62,35 @@ export class KnowledgeService implements KnowledgeReader, KnowledgeHolder {
   constructor(private readonly parts: KnowledgeServiceParts) {
     this.#cache = new KnowledgeCache(parts.cacheBytes);
     this.#now = parts.now ?? Date.now;
+    const { store, logger, embedder } = parts;
+    this.#loader = { store, logger, provider: embedder?.provider, now: this.#now };
     parts.channel.subscribe((siteId) => this.#changed(siteId));
   }
 
-  /** At most `limit` (clamped to 1..5) passages for `query`, best first; none for an empty one. */
-  async search(siteId: string, query: string, limit: number): Promise<KnowledgeHit[]> {
+  /**
+   * At most `limit` (clamped to 1..5) passages for `query`, best first; none for an empty one.
+   * `signal` (the client gone) ends the wait for the meaning search.
+   */
+  async search(
+    siteId: string,
+    query: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<KnowledgeHit[]> {
     if (query.trim() === "") return [];
-    const { index } = await this.#held(siteId);
+    const { index, vectors } = await this.#held(siteId);
     if (index === undefined) return [];
-    const bounded = Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_SEARCH_LIMIT);
-    return index.search(query, bounded);
+    return fusedSearch({
+      siteId,
+      query,
+      limit: Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_SEARCH_LIMIT),
+      index,
+      vectors,
+      embed: this.parts.embedder?.embed,
+      logger: this.parts.logger,
+      timeoutMs: this.parts.meaningTimeoutMs,
+      signal,
+    });
   }
 
   async stats(siteId: string): Promise<KnowledgeStats> {
@@ -97,9 +121,15 @@ export class KnowledgeService implements KnowledgeReader, KnowledgeHolder {
     return row === undefined ? [] : (JSON.parse(row.failures) as KnowledgeFailure[]);
   }
 
-  /** A crawl here stored `index`, built at `builtAt`: held from now on, no load needed. */
-  adopt(siteId: string, index: KnowledgeIndex, builtAt: number, size: number): void {
-    this.#cache.set(siteId, { index, builtAt, checkedAt: this.#now(), size });
+  /** A crawl here stored `built`, at `builtAt`: held from now on, no load needed. */
+  adopt(
+    siteId: string,
+    built: Pick<BuiltKnowledge, "index" | "vectors">,
+    builtAt: number,
+    size: number,
+  ): void {
+    const { index, vectors } = built;
+    this.#cache.set(siteId, { index, vectors, builtAt, checkedAt: this.#now(), size });
   }
 
   /** Whether this instance holds an index of the site now. */
@@ -137,8 +167,8 @@ export class KnowledgeService implements KnowledgeReader, KnowledgeHolder {
     const row = stamp === undefined ? undefined : await this.parts.store.siteKnowledge.get(siteId);
     const fresh: HeldKnowledge =
       row === undefined
-        ? { index: undefined, builtAt: undefined, checkedAt, size: 1 }
-        : { ...(await this.#load(row)), checkedAt };
+        ? { index: undefined, vectors: undefined, builtAt: undefined, checkedAt, size: 1 }
+        : { ...(await loadKnowledge(this.#loader, row)), checkedAt };
     // A crawl here may have handed its index over while this one was read: the later stands.
     const now = this.#cache.peek(siteId);
     if (now !== undefined && now !== held && (now.builtAt ?? -1) > (fresh.builtAt ?? -1)) {
@@ -146,50 +176,6 @@ export class KnowledgeService implements KnowledgeReader, KnowledgeHolder {
     }
     this.#cache.set(siteId, fresh);
     return fresh;
-  }
-
-  /** The stored index, or, when stored in another format, one built again from the pages. */
-  async #load(row: SiteKnowledgeRow): Promise<Omit<HeldKnowledge, "checkedAt">> {
-    try {
-      if (row.format !== KNOWLEDGE_INDEX_FORMAT) {
-        throw new KnowledgeIndexFormatError(`stored as ${row.format}`);
-      }
-      const index = KnowledgeIndex.load(row.serialized);
-      return { index, builtAt: row.built_at, size: row.serialized.length };
-    } catch (error) {
-      if (!(error instanceof KnowledgeIndexFormatError)) throw error;
-      return this.#rebuild(row);
-    }
-  }
-
-  async #rebuild(row: SiteKnowledgeRow): Promise<Omit<HeldKnowledge, "checkedAt">> {
-    const { store, logger } = this.parts;
-    const stored = await store.siteKnowledge.passages(row.site_id);
-    const pages: IndexedPage[] = stored.map((page) => ({
-      url: page.url,
-      language: null,
-      sectionCount: 0,
-      passages: JSON.parse(page.passages) as Passage[],
-    }));
-    const at = this.#now();
-    const built = buildKnowledge(
-      pages,
-      { siteId: row.site_id, language: row.language },
-      { at, crawlId: row.crawl_id, failures: row.failures },
-    );
-    const { format, language, serialized } = built.row;
-    const replaced = await store.siteKnowledge.replaceIndex(row.site_id, row.built_at, {
-      format,
-      language,
-      serialized,
-      built_at: at,
-    });
-    logger.info(
-      { site_id: row.site_id, from_format: row.format, stored: replaced },
-      "site knowledge index built again in the current format",
-    );
-    // Not stored (a crawl stored another meanwhile): the next check reads that one.
-    return { index: built.index, builtAt: replaced ? at : row.built_at, size: serialized.length };
   }
 
   /** A site changed or was deleted: asked about now, so a deleted site's index leaves. */

@@ -60,7 +60,11 @@ export interface KnowledgeHit {
   heading: string;
   section_id: string | null;
   text: string;
-  /** The ranking's score, higher first; comparable within one answer only. */
+  /**
+   * The ranking's score, higher first; comparable within one answer only. The keyword ranking's
+   * BM25+ score, or, when a meaning search was fused in, the fused score (rank-fusion.ts: 1 for a
+   * passage first in both rankings).
+   */
   score: number;
 }
 
@@ -93,8 +97,16 @@ export interface KnowledgeFailure {
  * an empty list and zero counts, never an error.
  */
 export interface KnowledgeReader {
-  /** At most `limit` (clamped to 1..5) passages, best first. */
-  search(siteId: string, query: string, limit: number): Promise<KnowledgeHit[]>;
+  /**
+   * At most `limit` (clamped to 1..5) passages, best first; `signal` (the client gone) ends the
+   * wait for the meaning search, the keyword answer then coming at once.
+   */
+  search(
+    siteId: string,
+    query: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<KnowledgeHit[]>;
   stats(siteId: string): Promise<KnowledgeStats>;
   /** In URL order. */
   pages(siteId: string): Promise<KnowledgePage[]>;

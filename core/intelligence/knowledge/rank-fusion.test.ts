@@ -2,7 +2,10 @@
  * Reciprocal rank fusion: one ranking from the keyword and the meaning search's rankings.
  */
 import { expect } from "chai";
-import { fuseRanks } from "./rank-fusion.ts";
+import { fuseRanks as fuseScored } from "./rank-fusion.ts";
+
+/** The fused ids alone. */
+const fuseRanks = (lists: string[][], k?: number) => fuseScored(lists, k).map((rank) => rank.id);
 
 describe("rank fusion", () => {
   it("keeps a single list's order", () => {
@@ -50,6 +53,15 @@ describe("rank fusion", () => {
     ];
     expect(fuseRanks(lists, 1)[0]).to.equal("a");
     expect(fuseRanks(lists, 60)[0]).to.equal("b");
+  });
+
+  it("scores 1 an id first in every list", () => {
+    expect(fuseScored([["a", "b"], ["a"]])[0]).to.deep.equal({ id: "a", score: 1 });
+  });
+
+  it("scores an id by its share of the most an id can score: Σ 1/(k + rank) over lists × 1/(k + 1)", () => {
+    const [, b] = fuseScored([["a", "b"], ["a"]], 60);
+    expect(b).to.deep.equal({ id: "b", score: 1 / 62 / (2 / 61) });
   });
 
   it("answers nothing for no lists or empty ones", () => {

@@ -14,11 +14,17 @@ export interface TimedSearch {
 
 export async function timedSearch(
   reader: Pick<KnowledgeReader, "search">,
-  search: { siteId: string; query: string; limit: number },
+  search: {
+    siteId: string;
+    query: string;
+    limit: number;
+    /** The client gone: the search ends its wait for the meaning search. */
+    signal?: AbortSignal;
+  },
   log?: { logger: Logger; requestId?: string },
 ): Promise<TimedSearch> {
   const started = performance.now();
-  const items = await reader.search(search.siteId, search.query, search.limit);
+  const items = await reader.search(search.siteId, search.query, search.limit, search.signal);
   const tookMs = Math.round((performance.now() - started) * 100) / 100;
   log?.logger.info(
     {

@@ -26,6 +26,7 @@ import * as m020 from "./020-usage-stream-heads.ts";
 import * as m021 from "./021-address-proof.ts";
 import * as m022 from "./022-workspace-secrets.ts";
 import * as m023 from "./023-site-knowledge.ts";
+import * as m024 from "./024-knowledge-vectors.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   "021-address-proof": m021,
   "022-workspace-secrets": m022,
   "023-site-knowledge": m023,
+  "024-knowledge-vectors": m024,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,8 @@
 /**
- * A site's knowledge as stored (migration 023): its pages' passages with what the next crawl
- * sends back to ask for them conditionally (`site_pages`), and its serialized search index with
- * what it holds (`site_knowledge`). The rows go with the site (foreign keys, ON DELETE CASCADE).
+ * A site's knowledge as stored (migrations 023, 024): its pages' passages with what the next
+ * crawl sends back to ask for them conditionally (`site_pages`), and its serialized search index
+ * with what it holds and, when embeddings are on, its passages' vectors (`site_knowledge`). The
+ * rows go with the site (foreign keys, ON DELETE CASCADE).
  */
 import type { Knex } from "knex";
 import type { DatabaseClient } from "../../settings.ts";
@@ -56,10 +57,14 @@ export interface SiteKnowledgeRow {
   crawl_id: string | null;
   /** JSON array of KnowledgeFailure. */
   failures: string;
+  /** VectorIndex.serialize() of the passages' vectors; null without (embeddings off or failed). */
+  vectors: string | null;
+  /** The embeddings provider (its SITEVOICE_EMBEDDINGS type) that made `vectors`. */
+  vectors_provider: string | null;
 }
 
-/** The knowledge row without its index: what stats and failures read. */
-export type KnowledgeSummaryRow = Omit<SiteKnowledgeRow, "serialized">;
+/** The knowledge row without its index and vectors: what stats and failures read. */
+export type KnowledgeSummaryRow = Omit<SiteKnowledgeRow, "serialized" | "vectors">;
 
 const KNOWN_COLUMNS = [
   "site_id",
@@ -90,6 +95,7 @@ const SUMMARY_COLUMNS = [
   "languages",
   "crawl_id",
   "failures",
+  "vectors_provider",
 ];
 
 /** Rows one DELETE names at most (bound parameters stay far below every driver's limit). */
@@ -189,6 +195,16 @@ export class SiteKnowledgeRepo {
       .where({ site_id: siteId })
       .first();
     return raw === undefined ? undefined : summaryRow(raw as KnowledgeSummaryRow);
+  }
+
+  /** The site's vectors and the provider that made them, without its index. */
+  async vectors(
+    siteId: string,
+  ): Promise<Pick<SiteKnowledgeRow, "vectors" | "vectors_provider"> | undefined> {
+    return (await this.knex("site_knowledge")
+      .select("vectors", "vectors_provider")
+      .where({ site_id: siteId })
+      .first()) as Pick<SiteKnowledgeRow, "vectors" | "vectors_provider"> | undefined;
   }
 
   /** When the site's index was built, and in which format: the cheap check of a held index. */
