@@ -1,0 +1,61 @@
+/** The strings a site's config brings the widget: its language's, under its overrides. */
+import { expect } from "chai";
+import { ENGLISH, type StringKey } from "../../widget/src/strings.ts";
+import { TRANSLATED_LANGUAGES, widgetStrings } from "./widget-strings.ts";
+
+const KEYS = Object.keys(ENGLISH) as StringKey[];
+
+describe("widgetStrings", () => {
+  it("gives a German site the German table", () => {
+    const strings = widgetStrings("de", undefined);
+    expect(strings.start).to.equal("Gespräch starten");
+    expect(strings.not_now).to.equal("Nicht jetzt");
+  });
+
+  it("gives a regional tag its language's table (de-CH as de, pt-BR as pt)", () => {
+    expect(widgetStrings("de-CH", undefined).start).to.equal("Gespräch starten");
+    expect(widgetStrings("pt-BR", undefined).start).to.equal("Começar a falar");
+  });
+
+  it("gives an unknown language nothing, so the widget keeps English", () => {
+    expect(widgetStrings("tlh", undefined)).to.deep.equal({});
+  });
+
+  it("gives English nothing: the bundle has it", () => {
+    expect(widgetStrings("en-GB", undefined)).to.deep.equal({});
+  });
+
+  it("lets the site's overrides win over its language's strings", () => {
+    const strings = widgetStrings("de", { start: "Los geht's" });
+    expect(strings.start).to.equal("Los geht's");
+    expect(strings.not_now).to.equal("Nicht jetzt");
+  });
+
+  it("lets an English site's overrides through", () => {
+    expect(widgetStrings("en", { start: "Ask us" })).to.deep.equal({ start: "Ask us" });
+  });
+
+  it("translates at least de, fr, es, it, nl, pt, pl, sv and ar", () => {
+    expect([...TRANSLATED_LANGUAGES].sort()).to.deep.equal(
+      ["ar", "de", "es", "fr", "it", "nl", "pl", "pt", "sv"].sort(),
+    );
+  });
+
+  describe("every translation", () => {
+    for (const language of TRANSLATED_LANGUAGES) {
+      // A key it lacks shows in English; a key the widget no longer has is a mistake.
+      it(`${language} has only the widget's keys, with the placeholders English has`, () => {
+        const strings = widgetStrings(language, undefined);
+        expect(KEYS).to.include.members(Object.keys(strings));
+        for (const key of KEYS) {
+          const placeholders = (text: string) => text.match(/\{\w+\}/g) ?? [];
+          const text = strings[key];
+          if (text === undefined) continue;
+          expect(placeholders(text), `${language}.${key}`).to.deep.equal(
+            placeholders(ENGLISH[key]),
+          );
+        }
+      });
+    }
+  });
+});
