@@ -114,6 +114,16 @@ describe("validateSiteFiles", () => {
       await plugins.close();
     });
 
+    it("reports an unknown widget string's key at its line and column", async () => {
+      const file = join(dir, "strings.yaml");
+      await writeFile(file, site("appearance:\n  strings:\n    start: Los\n    strat: Los\n"));
+      const { problems } = await validateSiteFiles([file], { rules });
+      expect(problems.map(({ line, column, field }) => [line, column, field])).to.deep.equal([
+        [7, 5, "appearance.strings.strat"],
+      ]);
+      expect(problems[0]?.message).to.equal("appearance.strings.strat is not a known field");
+    });
+
     it("reports a path that does not exist", async () => {
       const { problems } = await validateSiteFiles([join(dir, "nope.yaml")], { rules });
       expect(problems).to.have.length(1);

@@ -80,7 +80,7 @@ export interface SiteConfig {
    */
   restricted_topics: string[];
   /**
-   * How the widget button looks. Missing members take their defaults.
+   * How the widget looks and what it says. Missing members take their defaults.
    */
   appearance: {
     /**
@@ -95,6 +95,87 @@ export interface SiteConfig {
      * Size of the button.
      */
     size: "small" | "medium" | "large";
+    /**
+     * Overrides of the widget's own words, by key; each wins over the site's language's string (or the English one). Unknown keys are refused.
+     */
+    strings?: {
+      /**
+       * The launcher button's label for screen readers. {business} is replaced by the business name.
+       */
+      launcher?: string;
+      /**
+       * The panel's close button (its label) and the read-only notice's Close button.
+       */
+      close?: string;
+      /**
+       * The button that shows the privacy notice again.
+       */
+      privacy?: string;
+      /**
+       * The privacy notice shown before the first conversation. {business} is replaced by the business name.
+       */
+      notice?: string;
+      /**
+       * The notice's line with the visitor's ID, which goes where {id} is.
+       */
+      visitor_id?: string;
+      /**
+       * The notice's button that starts the conversation.
+       */
+      start?: string;
+      /**
+       * The notice's button that declines it.
+       */
+      not_now?: string;
+      /**
+       * The button that ends the call.
+       */
+      end_call?: string;
+      /**
+       * The state while the call connects.
+       */
+      connecting?: string;
+      /**
+       * The state while a lost call or a resumed conversation connects again.
+       */
+      reconnecting?: string;
+      /**
+       * The state while the assistant listens.
+       */
+      listening?: string;
+      /**
+       * The state while the assistant speaks.
+       */
+      speaking?: string;
+      /**
+       * The state once the call has ended.
+       */
+      ended?: string;
+      /**
+       * The state when something failed that no other message says.
+       */
+      error?: string;
+      /**
+       * The message when the browser did not allow the microphone.
+       */
+      microphone_refused?: string;
+      /**
+       * The message when the voice provider is unavailable.
+       */
+      unavailable?: string;
+      /**
+       * The message when too many conversations are starting.
+       */
+      busy?: string;
+      /**
+       * The message when the service or the provider could not be reached.
+       */
+      failed?: string;
+      /**
+       * The message when the connection was lost twice.
+       */
+      lost?: string;
+    };
   };
   /**
    * How the assistant should say words it would get wrong: each key is a word as written, its value the spoken form. Applies to this site only.
