@@ -150,11 +150,26 @@ describe("the widget sequence over HTTP", function () {
       language: "en",
       voice: "sage",
       appearance: config.body.data.appearance,
+      strings: {},
       enabled_pages: config.body.data.enabled_pages,
       disabled_pages: config.body.data.disabled_pages,
       version: 1,
     });
     expect(JSON.stringify(config.body.data)).not.to.match(/adapter|baseUrl|competitor/);
+  });
+
+  it("answers a German site's config with its German strings, its own overrides winning, and them only once", async () => {
+    await service.sites.patch(operatorPrincipal(workspaceId, "test"), site, {
+      language: "de",
+      appearance: { strings: { start: "Los geht's" } },
+    });
+    const config = await request(service.server)
+      .get(`/v1/${site}/config`)
+      .set("Origin", ORIGIN)
+      .expect(200);
+    expect(config.body.data.language).to.equal("de");
+    expect(config.body.data.strings).to.include({ start: "Los geht's", not_now: "Nicht jetzt" });
+    expect(config.body.data.appearance).to.have.keys("color", "position", "size");
   });
 
   it("403 origin_not_allowed for the config and its preflight from another origin, only the config's refusal readable", async () => {

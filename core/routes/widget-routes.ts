@@ -32,6 +32,7 @@ import type { TokenService } from "../widget/token-service.ts";
 import type { CallService } from "../widget/call-service.ts";
 import type { TranscriptService } from "../widget/transcript-service.ts";
 import type { UsageService } from "../widget/usage-service.ts";
+import { widgetStrings } from "../widget/widget-strings.ts";
 import type { SiteIntelligenceService } from "../intelligence/site-intelligence-service.ts";
 
 export interface WidgetRouteParts {
@@ -101,12 +102,15 @@ export function widgetRoutes(
     requireOrigin(req, res, target.site, { readableRefusal: true });
     await consumeLimit(limit.config, target.site.site_id, res);
     const { site } = target;
+    const { strings, ...appearance } = site.appearance;
     sendData(req, res, {
       site_id: site.site_id,
       business_name: site.business_name,
       language: site.language,
       voice: site.voice,
-      appearance: site.appearance,
+      appearance,
+      // The site's language and its overrides only: the widget carries English.
+      strings: widgetStrings(site.language, strings),
       enabled_pages: site.enabled_pages,
       disabled_pages: site.disabled_pages,
       version: target.version,
