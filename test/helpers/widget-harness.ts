@@ -73,29 +73,14 @@ export async function startWidgetHarness(context: Mocha.Context): Promise<Widget
     TRUSTED_PROXIES: "loopback",
   });
   const siteId = `widget-${crypto.randomBytes(4).toString("hex")}`;
-  const csp = [
-    "default-src 'self'",
-    `script-src ${service.url}`,
-    `connect-src ${service.url} ${openai.baseUrl}`,
-    // No 'unsafe-inline': the widget's styles are a constructed stylesheet, which needs none.
-    `style-src 'nonce-${PAGE_STYLE_NONCE}'`,
-  ].join("; ");
-  const site = await startPageServer(siteId, service.url, csp);
+  const site = await startPageServer(siteId, service.url, strictCsp(service, openai));
   const stranger = await startPageServer(siteId, service.url);
   await service.sites.create(operatorPrincipal(await service.workspace(), "test"), {
-    site_id: siteId,
-    business_name: "Trattoria Test",
-    business_description: "Pasta",
-    domain: new URL(site.origin).host,
+    ...siteFields(siteId, site),
     appearance: { color: SITE_COLOR, position: "bottom-left", size: "large" },
     disabled_pages: ["/private/*"],
     lead_capture: { enabled: true, fields: ["name", "email", "phone"] },
     transcript_retention_days: 30,
-    adapter: {
-      type: "inline",
-      config: { records: { menu: [{ name: "Gnocchi" }, { name: "Lasagne" }] } },
-      collections: { menu: { source: "menu", searchable_fields: ["name"] } },
-    },
   });
   const browser = await launchChromium();
   return {
@@ -113,6 +98,50 @@ export async function startWidgetHarness(context: Mocha.Context): Promise<Widget
       await service.stop();
       await openai.close();
       await database.drop();
+    },
+  };
+}
+
+/**
+ * Another site of the harness's service, on a page server (an origin) of its own, with `fields`
+ * over the test site's (a language, appearance): for a test that needs a site set up otherwise.
+ */
+export async function startOtherSite(
+  harness: WidgetHarness,
+  fields: Record<string, unknown>,
+): Promise<PageServer & { siteId: string }> {
+  const { service, openai } = harness;
+  const siteId = `widget-${crypto.randomBytes(4).toString("hex")}`;
+  const page = await startPageServer(siteId, service.url, strictCsp(service, openai));
+  await service.sites.create(operatorPrincipal(await service.workspace(), "test"), {
+    ...siteFields(siteId, page),
+    ...fields,
+  });
+  return { ...page, siteId };
+}
+
+/** A site's CSP as strict as the widget allows. */
+function strictCsp(service: TestService, openai: OpenAiStandin): string {
+  return [
+    "default-src 'self'",
+    `script-src ${service.url}`,
+    `connect-src ${service.url} ${openai.baseUrl}`,
+    // No 'unsafe-inline': the widget's styles are a constructed stylesheet, which needs none.
+    `style-src 'nonce-${PAGE_STYLE_NONCE}'`,
+  ].join("; ");
+}
+
+/** The test site, served from `page`: a restaurant with an inline menu. */
+function siteFields(siteId: string, page: PageServer) {
+  return {
+    site_id: siteId,
+    business_name: "Trattoria Test",
+    business_description: "Pasta",
+    domain: new URL(page.origin).host,
+    adapter: {
+      type: "inline",
+      config: { records: { menu: [{ name: "Gnocchi" }, { name: "Lasagne" }] } },
+      collections: { menu: { source: "menu", searchable_fields: ["name"] } },
     },
   };
 }

@@ -15,22 +15,13 @@ import { ApiError, type Api, type Signer } from "./api.ts";
 import { VoiceCall, type CallHandlers, type FunctionCall } from "./call.ts";
 import { acceptNotice, clearSession, noticeAccepted, saveSession } from "./storage.ts";
 import { runTool } from "./tools.ts";
+import type { StringKey } from "./strings.ts";
 import type { CrawledPage, ProviderSession, StoredSession, Turn, WidgetConfig } from "./types.ts";
 import type { WidgetUi } from "./ui.ts";
 
 /** A keepalive request's body must stay under 64 KiB; turns go in batches below that. */
 const BATCH_CHARS = 40_000;
 const BATCH_TURNS = 500;
-
-const MESSAGES = {
-  microphone:
-    "Your browser did not allow the microphone. Allow it for this site (the icon in the address " +
-    "bar) to talk with the assistant.",
-  unavailable: "The assistant is not available right now. Please try again in a few minutes.",
-  busy: "Too many conversations are starting right now. Please try again in a minute.",
-  failed: "The assistant could not be reached. Please try again.",
-  lost: "The connection was lost. Please try again.",
-};
 
 export class Conversation {
   private session: StoredSession | undefined;
@@ -88,7 +79,7 @@ export class Conversation {
     this.session = stored;
     this.busy = true;
     try {
-      this.ui.show("connecting", "Reconnecting…");
+      this.ui.show("connecting", "reconnecting");
       if (!(await this.openMicrophone())) {
         await this.finish();
         return;
@@ -139,7 +130,7 @@ export class Conversation {
         this.api.signed(this.session, "session/call", { call_id: callId }).catch(() => undefined);
       }
     } catch {
-      this.ui.show("error", MESSAGES.failed);
+      this.ui.show("error", "failed");
       await this.finish();
     }
   }
@@ -192,16 +183,16 @@ export class Conversation {
     const session = this.session;
     if (session === undefined) return;
     if (this.reconnected) {
-      this.ui.show("error", MESSAGES.lost);
+      this.ui.show("error", "lost");
       await this.finish();
       return;
     }
     this.reconnected = true;
-    this.ui.show("connecting", "Reconnecting…");
+    this.ui.show("connecting", "reconnecting");
     try {
       await this.connect(await this.api.resume(session, pageUrl()));
     } catch {
-      this.ui.show("error", MESSAGES.lost);
+      this.ui.show("error", "lost");
       await this.finish();
     }
   }
@@ -256,7 +247,7 @@ export class Conversation {
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
       return true;
     } catch {
-      this.ui.show("error", MESSAGES.microphone);
+      this.ui.show("error", "microphone_refused");
       return false;
     }
   }
@@ -289,9 +280,9 @@ function nextBatch(turns: Turn[], from: number): Turn[] {
   return turns.slice(from, end);
 }
 
-function explain(error: unknown): string {
-  if (!(error instanceof ApiError)) return MESSAGES.failed;
-  if (error.status === 503) return MESSAGES.unavailable;
-  if (error.status === 429) return MESSAGES.busy;
-  return MESSAGES.failed;
+function explain(error: unknown): StringKey {
+  if (!(error instanceof ApiError)) return "failed";
+  if (error.status === 503) return "unavailable";
+  if (error.status === 429) return "busy";
+  return "failed";
 }

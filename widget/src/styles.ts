@@ -33,7 +33,7 @@ button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .notice code { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere;
   -webkit-user-select: all; user-select: all; background: #f3f4f6; border-radius: 4px;
   padding: 1px 3px; color: #111827; }
-.privacy { display: block; margin: 10px 0 0 auto; padding: 2px 4px; background: transparent;
+.privacy { display: block; margin: 10px 0 0; margin-inline-start: auto; padding: 2px 4px; background: transparent;
   color: #374151; font-size: 12px; text-decoration: underline; }
 .actions { display: flex; gap: 8px; flex-wrap: wrap; }
 .primary { background: var(--accent); color: var(--on-accent); padding: 8px 14px; }

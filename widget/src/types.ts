@@ -1,4 +1,5 @@
 /** What the widget reads from the service (README "Widget endpoints") and keeps between pages. */
+import type { Strings } from "./strings.ts";
 
 export interface Appearance {
   color: string;
@@ -13,6 +14,8 @@ export interface WidgetConfig {
   language: string;
   voice: string;
   appearance: Appearance;
+  /** The site's language's strings and its overrides; English fills the rest. */
+  strings: Partial<Strings>;
   enabled_pages: string[];
   disabled_pages: string[];
   version: number;

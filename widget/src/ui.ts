@@ -5,8 +5,10 @@
  * the business for their data; a Privacy button shows it again, read-only, to a visitor who
  * accepted it earlier. Everything lives in a shadow root, so the page's CSS and the widget's never
  * touch. Buttons are real buttons (keyboard and screen readers work as on any page); Escape closes
- * the panel and gives focus back to the launcher.
+ * the panel and gives focus back to the launcher. Its words are the site's (strings.ts), in the
+ * site's language and direction.
  */
+import { directionOf, siteStrings, type StringKey, type Strings } from "./strings.ts";
 import { WIDGET_CSS } from "./styles.ts";
 import type { WidgetConfig } from "./types.ts";
 
@@ -23,13 +25,12 @@ export interface UiHandlers {
 const SIZES = { small: 48, medium: 56, large: 64 } as const;
 const MIC_ICON =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11z"/></svg>';
-const STATUS: Record<UiState, string> = {
-  idle: "",
-  connecting: "Connecting…",
-  listening: "Listening. Go ahead and speak.",
-  speaking: "Speaking…",
-  error: "Something went wrong.",
-  ended: "Call ended.",
+const STATUS: Record<Exclude<UiState, "idle">, StringKey> = {
+  connecting: "connecting",
+  listening: "listening",
+  speaking: "speaking",
+  error: "error",
+  ended: "ended",
 };
 
 export class WidgetUi {
@@ -41,6 +42,7 @@ export class WidgetUi {
   private readonly notice: HTMLElement;
   private readonly callActions: HTMLElement;
   private readonly privacy: HTMLElement;
+  private readonly text: Strings;
   private state: UiState = "idle";
   private answerNotice: ((accepted: boolean) => void) | undefined;
   private visitor: Promise<string> | undefined;
@@ -52,8 +54,13 @@ export class WidgetUi {
     this.root = this.host.attachShadow({ mode: "open" });
     adoptStyles(this.root);
     const { appearance } = config;
+    const text = (this.text = siteStrings(config.strings, config.business_name));
     const side = appearance.position === "bottom-left" ? "left" : "right";
-    const wrapper = element("div", { class: `root ${side}` });
+    const wrapper = element("div", {
+      class: `root ${side}`,
+      lang: config.language,
+      dir: directionOf(config.language),
+    });
     wrapper.style.setProperty("--accent", appearance.color);
     wrapper.style.setProperty("--on-accent", readableOn(appearance.color));
     wrapper.style.setProperty("--size", `${SIZES[appearance.size] ?? SIZES.medium}px`);
@@ -64,16 +71,20 @@ export class WidgetUi {
     this.panel.hidden = true;
     const head = element("div", { class: "head" });
     head.append(element("span", { id: titleId }, config.business_name));
-    const close = element("button", { class: "close", type: "button", "aria-label": "Close" }, "×");
+    const close = element(
+      "button",
+      { class: "close", type: "button", "aria-label": text.close },
+      "×",
+    );
     close.addEventListener("click", () => this.closePanel());
     head.append(close);
     this.status = element("p", { class: "status", role: "status", "aria-live": "polite" });
     this.notice = element("div", { class: "notice" });
     this.callActions = element("div", { class: "actions" });
-    const hangUp = element("button", { class: "hangup", type: "button" }, "End call");
+    const hangUp = element("button", { class: "hangup", type: "button" }, text.end_call);
     hangUp.addEventListener("click", () => this.handlers.hangUp());
     this.callActions.append(hangUp);
-    this.privacy = element("button", { class: "privacy", type: "button" }, "Privacy");
+    this.privacy = element("button", { class: "privacy", type: "button" }, text.privacy);
     this.privacy.addEventListener("click", () => this.showPrivacy());
     this.panel.append(head, this.status, this.notice, this.callActions, this.privacy);
     this.panel.addEventListener("keydown", (event) => {
@@ -83,7 +94,7 @@ export class WidgetUi {
     this.launcher = element("button", {
       class: "launcher",
       type: "button",
-      "aria-label": `Talk to ${config.business_name}'s voice assistant`,
+      "aria-label": text.launcher,
       "aria-expanded": "false",
     }) as HTMLButtonElement;
     this.launcher.innerHTML = MIC_ICON;
@@ -104,10 +115,11 @@ export class WidgetUi {
   }
 
   /** Shows a state, with a message of its own for errors and ends. */
-  show(state: UiState, message?: string): void {
+  show(state: UiState, message?: StringKey): void {
     this.state = state;
     this.status.className = `status ${state}`;
-    this.status.replaceChildren(element("span", { class: "dot" }), message ?? STATUS[state]);
+    const words = state === "idle" ? "" : this.text[message ?? STATUS[state]];
+    this.status.replaceChildren(element("span", { class: "dot" }), words);
     this.status.hidden = state === "idle";
     this.callActions.hidden = !inCall(state);
     if (state !== "idle") this.openPanel();
@@ -116,8 +128,8 @@ export class WidgetUi {
 
   /** The privacy notice; resolves true when the visitor starts, false when they decline. */
   askNotice(): Promise<boolean> {
-    const accept = element("button", { class: "primary", type: "button" }, "Start talking");
-    const decline = element("button", { class: "secondary", type: "button" }, "Not now");
+    const accept = element("button", { class: "primary", type: "button" }, this.text.start);
+    const decline = element("button", { class: "secondary", type: "button" }, this.text.not_now);
     this.fillNotice(accept, decline);
     accept.focus();
     return new Promise((resolve) => {
@@ -129,7 +141,7 @@ export class WidgetUi {
 
   /** The notice again, read-only: a visitor who accepted it earlier can still find their ID. */
   private showPrivacy(): void {
-    const close = element("button", { class: "secondary", type: "button" }, "Close");
+    const close = element("button", { class: "secondary", type: "button" }, this.text.close);
     close.addEventListener("click", () => {
       this.clearNotice();
       this.privacy.focus();
@@ -142,17 +154,7 @@ export class WidgetUi {
   private fillNotice(...buttons: HTMLElement[]): void {
     const actions = element("div", { class: "actions" });
     actions.append(...buttons);
-    this.notice.replaceChildren(
-      element(
-        "p",
-        {},
-        `To talk with ${this.config.business_name}'s assistant, allow your microphone. What you ` +
-          "say is transcribed and processed by the business and its AI provider to answer you; " +
-          "audio is not recorded.",
-      ),
-      this.visitorLine(),
-      actions,
-    );
+    this.notice.replaceChildren(element("p", {}, this.text.notice), this.visitorLine(), actions);
     this.notice.hidden = false;
     this.privacy.hidden = true;
     this.openPanel();
@@ -164,11 +166,9 @@ export class WidgetUi {
     line.hidden = true;
     this.visitorId().then(
       (id) => {
-        line.append(
-          "Your visitor ID: ",
-          element("code", {}, id),
-          " — quote it to ask this business for a copy of your data or its deletion.",
-        );
+        // The schema keeps `{id}` in a site's own wording.
+        const [before = "", after = ""] = this.text.visitor_id.split("{id}");
+        line.append(before, element("code", {}, id), after);
         line.hidden = false;
       },
       () => undefined,
