@@ -1,9 +1,10 @@
 /** The strings a site's config brings the widget: its language's, under its overrides. */
 import { expect } from "chai";
 import { ENGLISH, type StringKey } from "../../widget/src/strings.ts";
-import { TRANSLATED_LANGUAGES, widgetStrings } from "./widget-strings.ts";
+import { widgetStrings } from "./widget-strings.ts";
 
 const KEYS = Object.keys(ENGLISH) as StringKey[];
+const TRANSLATED = ["ar", "de", "es", "fr", "it", "nl", "pl", "pt", "sv"];
 
 describe("widgetStrings", () => {
   it("gives a German site the German table", () => {
@@ -35,14 +36,14 @@ describe("widgetStrings", () => {
     expect(widgetStrings("en", { start: "Ask us" })).to.deep.equal({ start: "Ask us" });
   });
 
-  it("translates at least de, fr, es, it, nl, pt, pl, sv and ar", () => {
-    expect([...TRANSLATED_LANGUAGES].sort()).to.deep.equal(
-      ["ar", "de", "es", "fr", "it", "nl", "pl", "pt", "sv"].sort(),
-    );
-  });
-
   describe("every translation", () => {
-    for (const language of TRANSLATED_LANGUAGES) {
+    for (const language of TRANSLATED) {
+      it(`${language} is translated`, () => {
+        expect(widgetStrings(language, undefined).start)
+          .to.be.a("string")
+          .and.not.equal(ENGLISH.start);
+      });
+
       // A key it lacks shows in English; a key the widget no longer has is a mistake.
       it(`${language} has only the widget's keys, with the placeholders English has`, () => {
         const strings = widgetStrings(language, undefined);

@@ -18,8 +18,6 @@ import { sv } from "./translations/sv.ts";
 /** By primary language subtag: a regional tag (`de-CH`, `pt-BR`) takes its language's table. */
 const TRANSLATIONS: Record<string, Partial<Strings>> = { ar, de, es, fr, it, nl, pl, pt, sv };
 
-export const TRANSLATED_LANGUAGES = Object.keys(TRANSLATIONS);
-
 /** For a site of `language`: its language's strings (none for English or an unknown one), its overrides winning. */
 export function widgetStrings(
   language: string,

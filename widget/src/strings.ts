@@ -5,7 +5,8 @@
  * come with its config, so a page loads one language, not all of them.
  *
  * To add a string: add its key here, the same key to `appearance.strings` in
- * schemas/site.schema.json (a test keeps the two equal), and its translations where known.
+ * schemas/site.schema.json (a test keeps the two equal), and its translations where known. To add
+ * a language: a table in core/widget/translations/, listed in core/widget/widget-strings.ts.
  * `{business}` is replaced by the site's business name, `{id}` by the visitor's ID.
  */
 export const ENGLISH = {

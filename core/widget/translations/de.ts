@@ -25,7 +25,9 @@ export const de: Partial<Strings> = {
     "in der Adressleiste), um mit dem Assistenten zu sprechen.",
   unavailable:
     "Der Assistent ist gerade nicht verfügbar. Bitte versuchen Sie es in ein paar Minuten erneut.",
-  busy: "Gerade beginnen zu viele Gespräche. Bitte versuchen Sie es in einer Minute erneut.",
+  busy:
+    "Gerade werden zu viele Gespräche gestartet. Bitte versuchen Sie es in einer Minute " +
+    "erneut.",
   failed: "Der Assistent war nicht erreichbar. Bitte versuchen Sie es erneut.",
   lost: "Die Verbindung wurde unterbrochen. Bitte versuchen Sie es erneut.",
 };
