@@ -18,7 +18,10 @@ import { sv } from "./translations/sv.ts";
 /** By primary language subtag: a regional tag (`de-CH`, `pt-BR`) takes its language's table. */
 const TRANSLATIONS: Record<string, Partial<Strings>> = { ar, de, es, fr, it, nl, pl, pt, sv };
 
-/** For a site of `language`: its language's strings (none for English or an unknown one), its overrides winning. */
+/**
+ * For a site of `language`: its language's strings (none for English or an unknown language),
+ * with the site's overrides winning.
+ */
 export function widgetStrings(
   language: string,
   overrides: Partial<Strings> | undefined,

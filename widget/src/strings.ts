@@ -17,7 +17,8 @@ export const ENGLISH = {
     "To talk with {business}'s assistant, allow your microphone. What you say is transcribed " +
     "and processed by the business and its AI provider to answer you; audio is not recorded.",
   visitor_id:
-    "Your visitor ID: {id} — quote it to ask this business for a copy of your data or its deletion.",
+    "Your visitor ID: {id} — quote it to ask this business for a copy of your data or its " +
+    "deletion.",
   start: "Start talking",
   not_now: "Not now",
   end_call: "End call",
