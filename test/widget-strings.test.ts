@@ -1,11 +1,12 @@
 /**
- * The widget in the site's language, in Chromium: a German site's launcher, notice and call
- * states in German, an Arabic site's panel laid out right to left, a site's own override winning
+ * The widget in the site's language, in Chromium: a German site's launcher, notice, call states
+ * and errors in German, an Arabic site's panel laid out right to left, a site's own override winning
  * over its language's string, and English for a language the widget has no strings for. Each test
  * makes a site of its own.
  */
 import { expect } from "chai";
 import type { Page } from "playwright-core";
+import { launchChromium } from "./helpers/browser.ts";
 import {
   openPage,
   startOtherSite,
@@ -79,6 +80,24 @@ describe("the widget in the site's language", function () {
     await page.locator("sitevoice-widget button.hangup").click();
     await page.locator(STATUS).filter({ hasText: "Gespräch beendet." }).waitFor();
     await context.close();
+  });
+
+  it("says in German that the microphone was refused", async () => {
+    const site = await startOtherSite(harness, { language: "de" });
+    servers.push(site);
+    const denied = await launchChromium({ microphone: "denied" });
+    try {
+      const { page } = await openPage(denied, `${site.origin}/`);
+      await page.locator(LAUNCHER).click();
+      await page.locator(`${NOTICE} button.primary`).click();
+      await page.locator(`${STATUS}.error`).waitFor();
+      expect(await textOf(page, STATUS)).to.equal(
+        "Ihr Browser hat das Mikrofon nicht erlaubt. Erlauben Sie es für diese Website (das " +
+          "Symbol in der Adressleiste), um mit dem Assistenten zu sprechen.",
+      );
+    } finally {
+      await denied.close();
+    }
   });
 
   it("lays an Arabic site's panel out right to left, mirrored", async () => {
