@@ -1,8 +1,8 @@
 /**
  * The widget in the site's language, in Chromium: a German site's launcher, notice, call states
- * and errors in German, an Arabic site's panel laid out right to left, a site's own override winning
- * over its language's string, and English for a language the widget has no strings for. Each test
- * makes a site of its own.
+ * and errors in German, an Arabic site's panel laid out right to left, a site's own override
+ * winning over its language's string, and English for a language the widget has no strings for.
+ * Each test makes a site of its own.
  */
 import { expect } from "chai";
 import type { Page } from "playwright-core";
