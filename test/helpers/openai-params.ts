@@ -77,6 +77,29 @@ export class BodyCheck {
     );
   }
 
+  array(value: unknown, at: string): boolean {
+    if (value === undefined) return this.#reject(missing(at));
+    return Array.isArray(value) || this.#reject(invalidType(at, "an array", value));
+  }
+
+  /**
+   * An `output_modalities` (session or response): `["audio"]` (audio and its transcript) or
+   * `["text"]`; OpenAI takes no other value, and not both at once. Its wording for both is the
+   * stand-in's own.
+   */
+  modalities(value: unknown, at: string): boolean {
+    if (!Array.isArray(value)) return this.#reject(invalidType(at, "an array", value));
+    if (value.length !== 1) {
+      return this.#reject(
+        openAiError(
+          `Invalid '${at}': exactly one of 'text' and 'audio' is supported, not both at once.`,
+          { param: at, code: "invalid_value" },
+        ),
+      );
+    }
+    return this.oneOf(value[0], at, ["text", "audio"]);
+  }
+
   #fail(problem: OpenAiErrorBody): undefined {
     this.problem ??= problem;
     return undefined;

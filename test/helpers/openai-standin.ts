@@ -2,7 +2,9 @@
  * A stand-in for OpenAI's `POST /v1/realtime/client_secrets`, which tests cannot call for real. It
  * follows OpenAI's public contract (API reference "Create client secret", GA Realtime API): bearer
  * auth with the standard key, a JSON body `{expires_after: {anchor, seconds}, session: {type:
- * "realtime", model, instructions, audio: {output: {voice}}, tools}}`, and on success `{value:
+ * "realtime", model, instructions, audio: {input: {transcription}, output: {voice}}, tools,
+ * output_modalities}}` (`["text"]` for text output only; `["audio"]`, the default, for audio and
+ * its transcript; never both), and on success `{value:
  * "ek_…", expires_at: <unix seconds>, session: {…the effective session…}}`. Errors use OpenAI's
  * body `{error: {message, type, param, code}}`: 401 for a missing or wrong key, 400 for a body of
  * the wrong shape (an unknown parameter, a wrong type, an unsupported voice, a tool whose
@@ -298,7 +300,8 @@ interface ClientSecretBody {
     type: "realtime";
     model: string;
     instructions: string;
-    audio: { output: { voice: string } };
+    output_modalities?: ["text"] | ["audio"];
+    audio: { input?: { transcription?: object }; output: { voice: string } };
     tools: { type: "function"; name: string; description: string; parameters: object }[];
   };
 }
@@ -315,7 +318,7 @@ function mint(body: ClientSecretBody, now: () => number) {
       object: "realtime.session",
       id: `sess_${randomBytes(12).toString("hex")}`,
       model: session.model,
-      output_modalities: ["audio"],
+      output_modalities: session.output_modalities ?? ["audio"],
       instructions: session.instructions,
       tools: session.tools,
       tool_choice: "auto",
@@ -327,7 +330,7 @@ function mint(body: ClientSecretBody, now: () => number) {
       audio: {
         input: {
           format: pcm,
-          transcription: null,
+          transcription: session.audio.input?.transcription ?? null,
           noise_reduction: null,
           turn_detection: {
             type: "server_vad",
@@ -370,6 +373,10 @@ export function checkBody(body: unknown, voices: readonly string[]): OpenAiError
   if (!check.oneOf(session.type, "session.type", ["realtime"])) return check.problem;
   if (!check.string(session.model, "session.model")) return check.problem;
   if (!check.string(session.instructions, "session.instructions")) return check.problem;
+  const modalities = session.output_modalities;
+  if (modalities !== undefined && !check.modalities(modalities, "session.output_modalities")) {
+    return check.problem;
+  }
   const audio = check.object(session.audio, "session.audio", ["input", "output"]);
   if (audio === undefined) return check.problem;
   const output = check.object(audio.output, "session.audio.output", ["format", "speed", "voice"]);
