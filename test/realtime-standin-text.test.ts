@@ -251,6 +251,16 @@ describe("OpenAI Realtime stand-in: text and captions", function () {
       });
     });
 
+    it("speaks again after a response that was text alone: its modality was that response's", async () => {
+      const [client, call] = await open();
+      await client.send({ type: "response.create", response: { output_modalities: ["text"] } });
+      await call.nextEvent("response.create");
+      call.assistantWrites("In writing.");
+      await call.assistantSays("And aloud.", 10);
+      const done = await client.next(ofType("response.output_audio_transcript.done"));
+      expect(done).to.include({ transcript: "And aloud." });
+    });
+
     it("takes typed text during the call and answers it aloud", async () => {
       const [client, call] = await open();
       await client.send(typed("Is there parking?"));

@@ -108,6 +108,8 @@ export class RealtimeCall {
   readonly #refused = new Set<RealtimeEvent>();
   #waiters: Waiter[] = [];
   #lastItemId: string | null = null;
+  /** The output modality the last unanswered `response.create` asked for, if it did. */
+  #asked: string | undefined;
 
   /**
    * @param id The call id, `rtc_…`, as the `Location` header names it.
@@ -174,9 +176,10 @@ export class RealtimeCall {
     const item = { id: itemId, object: "realtime.item", type: "function_call", call_id: callId };
     const done = { ...item, name, arguments: JSON.stringify(args), status: "completed" };
     const at = { response_id: responseId, output_index: 0 };
+    const modalities = [this.#modality(true)];
     this.send({
       type: "response.created",
-      response: response(responseId, "in_progress", [], [this.#modality()]),
+      response: response(responseId, "in_progress", [], modalities),
     });
     this.send({
       type: "response.output_item.added",
@@ -194,7 +197,7 @@ export class RealtimeCall {
     this.send({ type: "response.output_item.done", ...at, item: done });
     this.send({
       type: "response.done",
-      response: response(responseId, "completed", [done], [this.#modality()]),
+      response: response(responseId, "completed", [done], modalities),
     });
 
     const output = await this.#take(
@@ -214,11 +217,12 @@ export class RealtimeCall {
   /** A response of the model that used `usage`: `response.created`, then `response.done`. */
   respond(usage: RealtimeUsage): string {
     const responseId = newId("resp");
+    const modalities = [this.#modality(true)];
     this.send({
       type: "response.created",
-      response: response(responseId, "in_progress", [], [this.#modality()]),
+      response: response(responseId, "in_progress", [], modalities),
     });
-    const done = { ...response(responseId, "completed", [], [this.#modality()]), usage };
+    const done = { ...response(responseId, "completed", [], modalities), usage };
     this.send({ type: "response.done", response: done });
     return responseId;
   }
@@ -322,24 +326,24 @@ export class RealtimeCall {
   }
 
   /**
-   * The modality of the next response: the last `response.create`'s `output_modalities` if it set
-   * them, else the session's (`["audio"]` when unset).
+   * The modality of the next response: the one the last `response.create` not yet answered asked
+   * for (`response.output_modalities`, for that response only), else the session's (`["audio"]`
+   * when unset). Playing a response answers it.
    */
-  #modality(): string {
-    const create = this.received.findLast((event) => event.type === "response.create");
-    const asked = (create?.response as { output_modalities?: string[] } | undefined)
-      ?.output_modalities;
+  #modality(answering = false): string {
     const session = this.session.output_modalities as string[] | undefined;
-    return (asked ?? session ?? ["audio"])[0] as string;
+    const modality = this.#asked ?? session?.[0] ?? "audio";
+    if (answering) this.#asked = undefined;
+    return modality;
   }
 
   /** Opens a response with one assistant message, up to its content part added. */
   #startMessage(modality: "text" | "audio", part: RealtimeEvent) {
-    if (this.#modality() !== modality) {
-      throw new Error(
-        `OpenAI would not send ${modality}: output_modalities is [${this.#modality()}]`,
-      );
+    const inEffect = this.#modality();
+    if (inEffect !== modality) {
+      throw new Error(`OpenAI would not send ${modality}: output_modalities is [${inEffect}]`);
     }
+    this.#modality(true);
     const [responseId, itemId] = [newId("resp"), newId("item")];
     const modalities = [modality];
     const item = { id: itemId, object: "realtime.item", type: "message", role: "assistant" };
@@ -422,7 +426,10 @@ export class RealtimeCall {
       this.send({ type: "error", error: { ...problem.error, event_id: eventId } });
       return false;
     }
-    if (event.type === "session.update") {
+    if (event.type === "response.create") {
+      const params = event.response as { output_modalities?: string[] } | undefined;
+      this.#asked = params?.output_modalities?.[0];
+    } else if (event.type === "session.update") {
       this.session = merged(this.session, event.session as RealtimeEvent);
       this.send({ type: "session.updated", session: this.session });
     } else if (event.type === "conversation.item.create") {
