@@ -138,7 +138,7 @@ describe("OpenAI Realtime calls stand-in", () => {
     });
 
     it("sends the visitor's transcript", async () => {
-      call.visitorSays("Where are your prices?");
+      call.visitorSays("Where are your prices?", { evenUnconfigured: true });
       const event = await pageEvent("conversation.item.input_audio_transcription.completed");
       expect(event).to.include({ content_index: 0, transcript: "Where are your prices?" });
       expect(event.item_id).to.be.a("string");

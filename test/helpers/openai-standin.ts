@@ -2,7 +2,9 @@
  * A stand-in for OpenAI's `POST /v1/realtime/client_secrets`, which tests cannot call for real. It
  * follows OpenAI's public contract (API reference "Create client secret", GA Realtime API): bearer
  * auth with the standard key, a JSON body `{expires_after: {anchor, seconds}, session: {type:
- * "realtime", model, instructions, audio: {output: {voice}}, tools}}`, and on success `{value:
+ * "realtime", model, instructions, audio: {input: {transcription}, output: {voice}}, tools,
+ * output_modalities}}` (`["text"]` for text output only; `["audio"]`, the default, for audio and
+ * its transcript; never both), and on success `{value:
  * "ek_…", expires_at: <unix seconds>, session: {…the effective session…}}`. Errors use OpenAI's
  * body `{error: {message, type, param, code}}`: 401 for a missing or wrong key, 400 for a body of
  * the wrong shape (an unknown parameter, a wrong type, an unsupported voice, a tool whose
@@ -30,6 +32,7 @@ import {
   type OpenAiErrorBody,
 } from "./openai-errors.ts";
 import { answerEmbeddings, EMBEDDINGS_PATH, rateLimited } from "./openai-embeddings.ts";
+import { BodyCheck, invalidType, missing } from "./openai-params.ts";
 import { CALLS_PATH, RealtimeCalls, type MintedSecret } from "./realtime-calls.ts";
 import { RealtimeSideband } from "./realtime-sideband.ts";
 
@@ -297,7 +300,8 @@ interface ClientSecretBody {
     type: "realtime";
     model: string;
     instructions: string;
-    audio: { output: { voice: string } };
+    output_modalities?: ["text"] | ["audio"];
+    audio: { input?: { transcription?: object }; output: { voice: string } };
     tools: { type: "function"; name: string; description: string; parameters: object }[];
   };
 }
@@ -314,7 +318,7 @@ function mint(body: ClientSecretBody, now: () => number) {
       object: "realtime.session",
       id: `sess_${randomBytes(12).toString("hex")}`,
       model: session.model,
-      output_modalities: ["audio"],
+      output_modalities: session.output_modalities ?? ["audio"],
       instructions: session.instructions,
       tools: session.tools,
       tool_choice: "auto",
@@ -326,7 +330,7 @@ function mint(body: ClientSecretBody, now: () => number) {
       audio: {
         input: {
           format: pcm,
-          transcription: null,
+          transcription: session.audio.input?.transcription ?? null,
           noise_reduction: null,
           turn_detection: {
             type: "server_vad",
@@ -369,6 +373,10 @@ export function checkBody(body: unknown, voices: readonly string[]): OpenAiError
   if (!check.oneOf(session.type, "session.type", ["realtime"])) return check.problem;
   if (!check.string(session.model, "session.model")) return check.problem;
   if (!check.string(session.instructions, "session.instructions")) return check.problem;
+  const modalities = session.output_modalities;
+  if (modalities !== undefined && !check.modalities(modalities, "session.output_modalities")) {
+    return check.problem;
+  }
   const audio = check.object(session.audio, "session.audio", ["input", "output"]);
   if (audio === undefined) return check.problem;
   const output = check.object(audio.output, "session.audio.output", ["format", "speed", "voice"]);
@@ -416,88 +424,6 @@ export function checkBody(body: unknown, voices: readonly string[]): OpenAiError
   return undefined;
 }
 
-/** Records the first problem; each method answers whether the value passed. */
-class BodyCheck {
-  problem: OpenAiErrorBody | undefined;
-
-  object(
-    value: unknown,
-    at: string,
-    keys?: readonly string[],
-  ): Record<string, unknown> | undefined {
-    if (value === undefined) return this.#fail(missing(at));
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      return this.#fail(invalidType(at, "an object", value));
-    }
-    const record = value as Record<string, unknown>;
-    const unknown = keys && Object.keys(record).find((key) => !keys.includes(key));
-    if (unknown !== undefined) {
-      const param = at === "" ? unknown : `${at}.${unknown}`;
-      return this.#fail(
-        openAiError(`Unknown parameter: '${param}'.`, { param, code: "unknown_parameter" }),
-      );
-    }
-    return record;
-  }
-
-  string(value: unknown, at: string): boolean {
-    if (value === undefined) return this.#reject(missing(at));
-    if (typeof value !== "string") return this.#reject(invalidType(at, "a string", value));
-    if (value.trim() === "") {
-      return this.#reject(
-        openAiError(
-          `Invalid '${at}': empty string. Expected a string with minimum length 1, but got an ` +
-            "empty string instead.",
-          { param: at, code: "empty_string" },
-        ),
-      );
-    }
-    return true;
-  }
-
-  oneOf(value: unknown, at: string, allowed: readonly string[]): boolean {
-    if (value === undefined) return this.#reject(missing(at));
-    if (typeof value !== "string") return this.#reject(invalidType(at, "a string", value));
-    if (allowed.includes(value)) return true;
-    const quoted = allowed.map((a) => `'${a}'`);
-    const list =
-      quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")}, and ${quoted.at(-1)}` : quoted[0];
-    return this.#reject(
-      openAiError(`Invalid value: '${value}'. Supported values are: ${list}.`, {
-        param: at,
-        code: "invalid_value",
-      }),
-    );
-  }
-
-  integer(value: unknown, at: string, min: number, max: number): boolean {
-    if (value === undefined) return this.#reject(missing(at));
-    if (!Number.isInteger(value)) return this.#reject(invalidType(at, "an integer", value));
-    const n = value as number;
-    if (n >= min && n <= max) return true;
-    const [what, code, bound] =
-      n < min
-        ? ["below minimum", "integer_below_min_value", `>= ${min}`]
-        : ["above maximum", "integer_above_max_value", `<= ${max}`];
-    return this.#reject(
-      openAiError(
-        `Invalid '${at}': integer ${what} value. Expected a value ${bound}, but got ${n} instead.`,
-        { param: at, code },
-      ),
-    );
-  }
-
-  #fail(problem: OpenAiErrorBody): undefined {
-    this.problem ??= problem;
-    return undefined;
-  }
-
-  #reject(problem: OpenAiErrorBody): false {
-    this.#fail(problem);
-    return false;
-  }
-}
-
 const schemaAjv = new Ajv2020({ strict: false });
 
 /** Why `schema` is not a JSON Schema of an object, or undefined when it is one. */
@@ -509,29 +435,6 @@ function schemaError(schema: Record<string, unknown>): string | undefined {
   } catch (error) {
     return (error as Error).message;
   }
-}
-
-function missing(param: string): OpenAiErrorBody {
-  return openAiError(`Missing required parameter: '${param}'.`, {
-    param,
-    code: "missing_required_parameter",
-  });
-}
-
-function invalidType(param: string, expected: string, value: unknown): OpenAiErrorBody {
-  return openAiError(
-    `Invalid type for '${param}': expected ${expected}, but got ${kindOf(value)} instead.`,
-    { param, code: "invalid_type" },
-  );
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (Number.isInteger(value)) return "an integer";
-  if (typeof value === "number") return "a decimal";
-  if (typeof value === "object") return "an object";
-  return `a ${typeof value}`;
 }
 
 function parseJson(text: string): unknown {

@@ -4,7 +4,12 @@
  * with `Authorization: Bearer <ephemeral key>`, and gets `201 Created`, the SDP answer as
  * `application/sdp` and `Location: /v1/realtime/calls/rtc_…`. Errors use OpenAI's body `{error:
  * {message, type, param, code}}`: 401 for a missing, unknown or expired key, 400 for another
- * content type or a body that is not an SDP offer, 503 while `behaviour` is "fail".
+ * content type, and 400 `invalid_offer` for a body that is not an SDP offer, or an offer without
+ * an audio section: OpenAI refuses a data channel alone ("Invalid SDP offer. Offer did not have an
+ * audio media section.", code `invalid_offer`, as reported in
+ * https://community.openai.com/t/can-webrtc-be-used-for-a-real-time-text-to-text-chatbot-instead-of-websockets/1136482),
+ * so a text-only page offers audio receive-only, which needs no microphone; 503 while
+ * `behaviour` is "fail".
  *
  * Stricter than OpenAI, which also takes a standard key here: only an `ek_` key this stand-in
  * minted is accepted, as the widget must never hold a standard key. Browsers call it cross-origin,
@@ -148,7 +153,9 @@ export class RealtimeCalls {
       this.#add(call);
       return [201, peer.answer, { location: `${CALLS_PATH}/${call.id}` }];
     } catch (error) {
-      if (error instanceof NotAnOffer) return [400, openAiError(error.message)];
+      if (error instanceof NotAnOffer) {
+        return [400, openAiError(error.message, { code: "invalid_offer" })];
+      }
       throw error;
     }
   }

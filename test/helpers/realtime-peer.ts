@@ -19,7 +19,10 @@ import nodeDataChannel, {
 /** The label of the channel OpenAI's Realtime API exchanges JSON events on. */
 export const EVENTS_CHANNEL = "oai-events";
 
-/** A body that cannot be answered as an SDP offer; its message is the one to send back. */
+/**
+ * A body that cannot be answered as an SDP offer; its message is the one to send back, with
+ * OpenAI's code `invalid_offer`.
+ */
 export class NotAnOffer extends Error {}
 
 export interface RealtimePeer {
@@ -164,15 +167,20 @@ function readOffer(sdp: string): OfferedAudio {
   if (!/^v=0\r?\n/.test(sdp)) throw new NotAnOffer("Invalid SDP offer: the body is not SDP.");
   const sections = sdp.split(/\r?\n(?=m=)/);
   const audio = sections.find((section) => section.startsWith("m=audio "));
+  // OpenAI's own words for an offer with a data channel alone (a page without a microphone must
+  // still offer audio, receive-only).
+  if (audio === undefined) {
+    throw new NotAnOffer("Invalid SDP offer. Offer did not have an audio media section.");
+  }
   if (!sections.some((section) => section.startsWith("m=application "))) {
     throw new NotAnOffer("Invalid SDP offer: it has no data channel (m=application) section.");
   }
-  const opus = audio && /^a=rtpmap:(\d+) opus\/48000/im.exec(audio);
-  const mid = audio && /^a=mid:(\S+)/m.exec(audio);
+  const opus = /^a=rtpmap:(\d+) opus\/48000/im.exec(audio);
+  const mid = /^a=mid:(\S+)/m.exec(audio);
   if (!opus || !mid) {
     throw new NotAnOffer("Invalid SDP offer: it has no audio (m=audio) section with Opus.");
   }
-  const direction = /^a=(sendrecv|recvonly|sendonly|inactive)\b/m.exec(audio as string);
+  const direction = /^a=(sendrecv|recvonly|sendonly|inactive)\b/m.exec(audio);
   return {
     mid: mid[1] as string,
     payloadType: Number(opus[1]),

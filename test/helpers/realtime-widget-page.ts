@@ -1,16 +1,16 @@
 /**
  * A page that connects to OpenAI's Realtime API over WebRTC as the widget does (getUserMedia, an
  * RTCPeerConnection with the microphone's track and the `oai-events` channel, the SDP offer posted
- * to the calls endpoint with an ephemeral key), for browser tests of the calls stand-in. It answers
- * each function call with `{called, with}` and a `response.create`.
+ * to the calls endpoint with an ephemeral key), or without a microphone (`PageAudio`), for browser
+ * tests of the calls stand-in. It answers each function call with `{called, with}` and a
+ * `response.create`.
  */
 import type { RealtimeEvent } from "./realtime-call.ts";
 
 /** What the widget does, in plain script (functions tsx compiled would not run in the page). */
 export const REALTIME_WIDGET_PAGE = `<!doctype html><title>widget</title><script>
 window.events = [];
-window.connect = async (url, token) => {
-  const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+window.connect = async (url, token, audio = "microphone") => {
   const pc = new RTCPeerConnection();
   window.pc = pc;
   pc.ontrack = (e) => {
@@ -18,7 +18,10 @@ window.connect = async (url, token) => {
     audio.srcObject = e.streams[0] || new MediaStream([e.track]);
     audio.play().catch(() => {});
   };
-  for (const track of stream.getTracks()) pc.addTrack(track, stream);
+  if (audio === "microphone") {
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    for (const track of stream.getTracks()) pc.addTrack(track, stream);
+  } else if (audio === "receive") pc.addTransceiver("audio", { direction: "recvonly" });
   const dc = pc.createDataChannel("oai-events");
   window.dc = dc;
   dc.onmessage = (message) => {
@@ -42,6 +45,7 @@ window.connect = async (url, token) => {
     status: response.status,
     location: response.headers.get("location"),
     contentType: response.headers.get("content-type"),
+    refusal: response.status === 201 ? null : JSON.parse(answer),
   };
 };
 window.inboundAudioPackets = async () => {
@@ -58,12 +62,20 @@ export interface WidgetPage {
   events: RealtimeEvent[];
   dc: RTCDataChannel;
   pc: RTCPeerConnection;
-  connect(url: string, token: string): Promise<Connected>;
+  connect(url: string, token: string, audio?: PageAudio): Promise<Connected>;
   inboundAudioPackets(): Promise<number>;
 }
+
+/**
+ * `microphone`: the widget's voice call. `receive`: audio offered receive-only, no microphone
+ * asked for (a text conversation). `none`: the data channel alone.
+ */
+export type PageAudio = "microphone" | "receive" | "none";
 
 export interface Connected {
   status: number;
   location: string | null;
   contentType: string | null;
+  /** OpenAI's error body when the offer was refused. */
+  refusal: unknown;
 }
