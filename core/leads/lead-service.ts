@@ -71,6 +71,9 @@ export class LeadService {
       message: body.message ?? null,
       page_url: body.page_url ?? session.page_url,
       fields: body.fields === undefined ? null : JSON.stringify(body.fields),
+      source: body.source ?? "widget",
+      reason: body.reason ?? null,
+      turns: body.turns === undefined ? null : JSON.stringify(body.turns),
       status: "new",
       notes: null,
       update_token_hash: hashToken(updateToken),
@@ -85,7 +88,13 @@ export class LeadService {
         type: "lead.captured",
         workspace_id: row.workspace_id,
         site_id: row.site_id,
-        data: { site_id: row.site_id, lead: leadView(row), update_token: updateToken },
+        data: {
+          site_id: row.site_id,
+          lead: leadView(row),
+          callback: row.source === "callback",
+          reason: row.reason,
+          update_token: updateToken,
+        },
       });
       return row.id;
     });
