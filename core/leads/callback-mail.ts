@@ -1,0 +1,42 @@
+/**
+ * The mail that tells a workspace a visitor asked for a person (a callback request): to its
+ * contact address, from the lead as stored. It says who asked, how to reach them, why, and the
+ * conversation so far, so whoever calls back needs nothing else; never the lead's update token.
+ */
+import type { Mail } from "../mail/mailer.ts";
+import type { LeadView } from "./lead-view.ts";
+
+const ROLES = { visitor: "Visitor", assistant: "Assistant" } as const;
+
+export function callbackMail(to: string, lead: LeadView): Mail {
+  // A line break in the name cannot add a header: the mailer encodes what headers carry.
+  const who = lead.name ?? lead.email ?? lead.phone ?? "a visitor";
+  const reach = [
+    lead.name === null ? undefined : `Name: ${lead.name}`,
+    lead.phone === null ? undefined : `Phone: ${lead.phone}`,
+    lead.email === null ? undefined : `Email: ${lead.email}`,
+    `Reason: ${lead.reason ?? ""}`,
+    lead.page_url === null ? undefined : `Page: ${lead.page_url}`,
+  ].filter((line) => line !== undefined);
+  const turns = lead.turns.map((turn) =>
+    turn.role === "function"
+      ? `  (looked up: ${turn.name ?? "a function"})`
+      : `${ROLES[turn.role]}: ${turn.text ?? ""}`,
+  );
+  return {
+    to,
+    subject: `Callback requested by ${who} on ${lead.site_id}`,
+    text: [
+      `A visitor of ${lead.site_id} asked for a person to get back to them.`,
+      "",
+      ...reach,
+      "",
+      ...(turns.length === 0
+        ? ["The conversation so far was not sent."]
+        : ["The conversation so far:", ...turns]),
+      "",
+      `Lead ${lead.id}, captured ${lead.created_at}. Its status is set in the dashboard or with`,
+      `PATCH /v1/public/leads/${lead.id}.`,
+    ].join("\n"),
+  };
+}
