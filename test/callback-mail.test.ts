@@ -108,7 +108,7 @@ describe("the mail of a callback request", function () {
       "Phone: +1 503 555 0100",
       "Reason: Wants to talk about a refund",
       "Visitor: Can I talk to a person?",
-      "(looked up: search_site)",
+      "Looked up: search_site",
       "Assistant: I can ask someone to call you.",
       leadId,
     ]) {

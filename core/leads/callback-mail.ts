@@ -5,8 +5,7 @@
  */
 import type { Mail } from "../mail/mailer.ts";
 import type { LeadView } from "./lead-view.ts";
-
-const ROLES = { visitor: "Visitor", assistant: "Assistant" } as const;
+import { turnLine } from "./turn-line.ts";
 
 export function callbackMail(to: string, lead: LeadView): Mail {
   // A line break in the name cannot add a header: the mailer encodes what headers carry.
@@ -18,11 +17,7 @@ export function callbackMail(to: string, lead: LeadView): Mail {
     `Reason: ${lead.reason ?? ""}`,
     lead.page_url === null ? undefined : `Page: ${lead.page_url}`,
   ].filter((line) => line !== undefined);
-  const turns = lead.turns.map((turn) =>
-    turn.role === "function"
-      ? `  (looked up: ${turn.name ?? "a function"})`
-      : `${ROLES[turn.role]}: ${turn.text ?? ""}`,
-  );
+  const turns = lead.turns.map(turnLine);
   return {
     to,
     subject: `Callback requested by ${who} on ${lead.site_id}`,
