@@ -8,8 +8,6 @@ import type { LeadView } from "./lead-view.ts";
 import { turnLine } from "./turn-line.ts";
 
 export function callbackMail(to: string, lead: LeadView): Mail {
-  // A line break in the name cannot add a header: the mailer encodes what headers carry.
-  const who = lead.name ?? lead.email ?? lead.phone ?? "a visitor";
   const reach = [
     lead.name === null ? undefined : `Name: ${lead.name}`,
     lead.phone === null ? undefined : `Phone: ${lead.phone}`,
@@ -20,7 +18,8 @@ export function callbackMail(to: string, lead: LeadView): Mail {
   const turns = lead.turns.map(turnLine);
   return {
     to,
-    subject: `Callback requested by ${who} on ${lead.site_id}`,
+    // Nothing of the visitor's: a service without SMTP writes subjects to its log.
+    subject: `Callback requested on ${lead.site_id}`,
     text: [
       `A visitor of ${lead.site_id} asked for a person to get back to them.`,
       "",
