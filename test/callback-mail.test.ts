@@ -127,6 +127,12 @@ describe("the mail of a callback request", function () {
     expect(mailbox.received[0]?.raw).to.not.match(/lt_[A-Za-z0-9_-]{32}/);
   });
 
+  it("is sent once for a request sent twice (the same signed body is the same lead)", async () => {
+    const first = await post(CALLBACK);
+    expect(await post(CALLBACK)).to.equal(first);
+    expect(mailbox.received).to.have.length(1);
+  });
+
   it("is not sent for a lead that is not a callback", async () => {
     await post({ email: "ana@example.com" });
     expect(mailbox.received).to.deep.equal([]);
