@@ -20,6 +20,7 @@ import type { KnowledgeService } from "./intelligence/knowledge/knowledge-servic
 import { ApiKeyService } from "./keys/api-key-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
 import type { UsageThresholds } from "./analytics/usage-thresholds.ts";
+import { CallbackNotices } from "./leads/callback-notices.ts";
 import { LeadService } from "./leads/lead-service.ts";
 import { mailerOf, type Mailer } from "./mail/mailer.ts";
 import { resolveMasterKey } from "./security/master-key.ts";
@@ -235,6 +236,9 @@ export async function composeParts(
       if (bused.kind === "service") dispatcher.wake();
     });
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
+    // Closed before the mailer: the callback mails under way go out first.
+    const callbacks = new CallbackNotices({ store, mailer, logger });
+    closers.push(() => callbacks.settled());
     const sessions = new SessionService(store, ring, Date.now, {
       maxHeld: settings.caches.sessions,
     });
@@ -260,7 +264,7 @@ export async function composeParts(
         { settings, logger, closers },
       ),
       transcripts: new TranscriptService({ store }),
-      leads: new LeadService({ store, events, sites }),
+      leads: new LeadService({ store, events, sites, callbacks }),
       analytics: new AnalyticsService({ store, sites }),
       usageStream,
       usageThresholds,

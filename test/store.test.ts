@@ -89,6 +89,7 @@ for (const target of databaseTargets) {
           "022-workspace-secrets",
           "023-site-knowledge",
           "024-knowledge-vectors",
+          "025-callback-leads",
         ]);
         expect(await migrate(store!.db)).to.deep.equal([]);
       });

@@ -222,6 +222,7 @@ describe("the widget sequence over HTTP", function () {
     expect(body.session.tools.map((t) => t.name)).to.deep.equal([
       "search_database",
       "submit_lead",
+      "request_callback",
       "scroll_to",
     ]);
     expect(request_.status).to.equal(200);

@@ -96,6 +96,12 @@ describe("personality prompt", () => {
         expect(tools.includes("submit_lead")).to.equal(site.lead_capture.enabled);
       });
 
+      it("offers request_callback, for a visitor who wants a person, only with lead capture", () => {
+        const tools = section(prompt, "What you can do");
+        const offer = /asks? for a person[^]*request_callback/.test(tools);
+        expect(offer).to.equal(site.lead_capture.enabled);
+      });
+
       it("is plain text: nothing HTML-escaped, no blank-line runs", () => {
         expect(prompt).to.not.match(/&(amp|#x27|#39|quot|lt|gt);/);
         expect(prompt).to.not.match(/\n\s*\n\s*\n/);

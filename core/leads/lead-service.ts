@@ -4,7 +4,8 @@
  * key. Each change and its service event (`lead.captured`, `lead.updated`) are written in one
  * transaction. The update token is sent once, in `lead.captured`: the leads table keeps only its
  * hash, and the stored `lead.captured` keeps the token sealed under the master key (for delivery
- * later, and re-sealed by `secrets rotate`); it is never stored in clear.
+ * later, and re-sealed by `secrets rotate`); it is never stored in clear. A callback request
+ * (`source: "callback"`) is also mailed to the workspace's contact address (callback-notices.ts).
  */
 import crypto from "node:crypto";
 import { isSiteAllowed } from "../auth/authorize.ts";
@@ -19,6 +20,7 @@ import type { SessionRow } from "../store/repos/sessions-repo.ts";
 import type { Store } from "../store/store.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import { replayKey } from "../widget/replay-key.ts";
+import type { CallbackNotices } from "./callback-notices.ts";
 import { leadView, type LeadView } from "./lead-view.ts";
 import { keysetPage } from "../util/keyset-page.ts";
 
@@ -40,6 +42,8 @@ export class LeadService {
       store: Store;
       events: EventBus;
       sites: SiteService;
+      /** Mails the workspace of each new callback request. */
+      callbacks: CallbackNotices;
       now?: () => number;
     },
   ) {
@@ -71,6 +75,9 @@ export class LeadService {
       message: body.message ?? null,
       page_url: body.page_url ?? session.page_url,
       fields: body.fields === undefined ? null : JSON.stringify(body.fields),
+      source: body.source ?? "widget",
+      reason: body.reason ?? null,
+      turns: body.turns === undefined ? null : JSON.stringify(body.turns),
       status: "new",
       notes: null,
       update_token_hash: hashToken(updateToken),
@@ -78,6 +85,7 @@ export class LeadService {
       created_at: at,
       updated_at: at,
     };
+    const lead = leadView(row);
     const leadId = await this.parts.events.transaction(async (tx, record) => {
       const stored = await tx.leads.insertOnce(row);
       if (stored.id !== row.id) return stored.id;
@@ -85,11 +93,26 @@ export class LeadService {
         type: "lead.captured",
         workspace_id: row.workspace_id,
         site_id: row.site_id,
-        data: { site_id: row.site_id, lead: leadView(row), update_token: updateToken },
+        data: {
+          site_id: row.site_id,
+          lead,
+          callback: row.source === "callback",
+          reason: row.reason,
+          update_token: updateToken,
+        },
       });
       return row.id;
     });
+    // Once stored, and once only: a replayed request is the same lead, already mailed.
+    if (leadId === row.id && row.source === "callback") {
+      this.parts.callbacks.notify(row.workspace_id, lead);
+    }
     return { lead_id: leadId };
+  }
+
+  /** Resolves once the callback mails started so far are sent or failed (a stop waits for it). */
+  settled(): Promise<void> {
+    return this.parts.callbacks.settled();
   }
 
   /**

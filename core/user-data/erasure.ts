@@ -22,7 +22,7 @@ export interface ErasureCounts {
 }
 
 /** Lead fields emptied in the service events that carry a lead. */
-const LEAD_PERSONAL = ["user_fingerprint", "name", "email", "phone", "message", "notes"];
+const LEAD_PERSONAL = ["user_fingerprint", "name", "email", "phone", "message", "reason", "notes"];
 
 export async function eraseVisitor(
   tx: Store,
@@ -103,6 +103,8 @@ function redactEvent(
   for (const [key, value] of Object.entries(data)) {
     if (sealed.includes(key)) out[key] = value;
     else if (key === "user_fingerprint") out[key] = null;
+    // A callback's reason, beside its lead: the visitor's words, whatever they look like.
+    else if (type === "lead.captured" && key === "reason") out[key] = null;
     else if (key === "lead" && typeof value === "object" && value !== null) {
       out[key] = eraseLeadView(value as Record<string, unknown>, redactor);
     } else out[key] = redactor.json(value);
@@ -114,6 +116,7 @@ function eraseLeadView(lead: Record<string, unknown>, redactor: Redactor): Recor
   const out = redactor.json(lead) as Record<string, unknown>;
   for (const field of LEAD_PERSONAL) if (field in out) out[field] = null;
   if ("fields" in out) out.fields = {};
+  if ("turns" in out) out.turns = [];
   if (typeof lead.page_url === "string") out.page_url = redactor.url(lead.page_url);
   return out;
 }

@@ -9,6 +9,7 @@ import {
   SEARCH_DATABASE,
   SEARCH_SITE,
   SUBMIT_LEAD,
+  REQUEST_CALLBACK,
 } from "./voice-tools.ts";
 import { compile, exampleSites, schemaOf, toolNamed } from "./voice-tools-fixtures.ts";
 
@@ -22,6 +23,7 @@ describe("voice tools: search_site", () => {
       SEARCH_DATABASE,
       SEARCH_SITE,
       SUBMIT_LEAD,
+      REQUEST_CALLBACK,
       SCROLL_TO,
     ]);
   });

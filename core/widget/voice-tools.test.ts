@@ -3,7 +3,13 @@
  * the sections scroll_to takes. voice-tools-search.test.ts covers search_database.
  */
 import { expect } from "chai";
-import { buildVoiceTools, SCROLL_TO, SEARCH_DATABASE, SUBMIT_LEAD } from "./voice-tools.ts";
+import {
+  buildVoiceTools,
+  REQUEST_CALLBACK,
+  SCROLL_TO,
+  SEARCH_DATABASE,
+  SUBMIT_LEAD,
+} from "./voice-tools.ts";
 import { compile, exampleSites, schemaOf, toolNamed } from "./voice-tools-fixtures.ts";
 
 describe("voice tools", () => {
@@ -13,11 +19,13 @@ describe("voice tools", () => {
     expect(buildVoiceTools(sites.dental).map((t) => t.name)).to.deep.equal([
       SEARCH_DATABASE,
       SUBMIT_LEAD,
+      REQUEST_CALLBACK,
       SCROLL_TO,
     ]);
     expect(buildVoiceTools(sites.trattoria).map((t) => t.name)).to.deep.equal([
       SEARCH_DATABASE,
       SUBMIT_LEAD,
+      REQUEST_CALLBACK,
       SCROLL_TO,
     ]);
     // The shop turned lead capture off.
@@ -31,6 +39,7 @@ describe("voice tools", () => {
     const { adapter: _adapter, ...withoutAdapter } = structuredClone(sites.dental);
     expect(buildVoiceTools(withoutAdapter).map((t) => t.name)).to.deep.equal([
       SUBMIT_LEAD,
+      REQUEST_CALLBACK,
       SCROLL_TO,
     ]);
     const empty = structuredClone(sites.dental);

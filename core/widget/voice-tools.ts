@@ -1,7 +1,7 @@
 /**
  * The functions a site's voice agent may call, as realtime providers take them: `search_database`
  * (the site's collections), `search_site` (what the site's pages say, when its crawl indexed any),
- * `submit_lead` (when lead capture is on) and `scroll_to` (sections of the page, or of another page
+ * `submit_lead` and `request_callback` (when lead capture is on; lead-tools.ts) and `scroll_to` (sections of the page, or of another page
  * of the site, which the widget then opens). Each `parameters` is a
  * JSON Schema specialised to the site, so the model is told the collection names, field names and
  * operators it may use instead of guessing them.
@@ -18,9 +18,11 @@ import { FILTER_OPERATORS, MAX_SEARCH_LIMIT } from "../search/search-types.ts";
 import type { VoiceTool } from "../host/plugin.ts";
 import { KNOWLEDGE_QUERY } from "../intelligence/knowledge/knowledge-query.ts";
 import type { SiteConfig } from "../sites/site-types.ts";
+import { requestCallbackTool, submitLeadTool } from "./lead-tools.ts";
+
+export { REQUEST_CALLBACK, SUBMIT_LEAD } from "./lead-tools.ts";
 
 export const SEARCH_DATABASE = "search_database";
-export const SUBMIT_LEAD = "submit_lead";
 export const SCROLL_TO = "scroll_to";
 export const SEARCH_SITE = "search_site";
 
@@ -50,7 +52,9 @@ export function buildVoiceTools(site: SiteConfig, options: VoiceToolOptions = {}
   const search = searchDatabaseTool(site);
   if (search !== undefined) tools.push(search);
   if (options.knowledge === true) tools.push(searchSiteTool(site));
-  if (site.lead_capture.enabled) tools.push(submitLeadTool(site.lead_capture.fields));
+  if (site.lead_capture.enabled) {
+    tools.push(submitLeadTool(site.lead_capture.fields), requestCallbackTool());
+  }
   const passageIds = options.knowledge === true && options.allSectionIds === false;
   tools.push(scrollToTool(options.sectionIds, passageIds));
   return tools;
@@ -209,54 +213,6 @@ function searchSiteTool(site: SiteConfig): VoiceTool {
       required: ["query"],
       additionalProperties: false,
     },
-  };
-}
-
-type LeadField = SiteConfig["lead_capture"]["fields"][number];
-
-/** The lengths the lead endpoint takes (schemas/lead-create.schema.json) and the table keeps. */
-const LEAD_FIELDS: Record<LeadField, { description: string; maxLength: number }> = {
-  name: { description: "The visitor's name.", maxLength: 200 },
-  email: {
-    description: "The visitor's email address, exactly as they spelled it.",
-    maxLength: 320,
-  },
-  phone: {
-    description: "The visitor's phone number, with the country code when they gave one.",
-    maxLength: 50,
-  },
-  message: {
-    description: "What the visitor wants, in their words or a short summary.",
-    maxLength: 4000,
-  },
-};
-
-/**
- * The site's configured contact fields. A lead needs an email or a phone to be accepted (see
- * `lead_capture.fields` in schemas/site.schema.json); that rule spans two properties, which would
- * need a root anyOf, so the description states it. When the site asks for neither, both are still
- * offered: without them no lead could ever be accepted.
- */
-function submitLeadTool(configured: LeadField[]): VoiceTool {
-  const fields = new Set<LeadField>(configured);
-  if (!fields.has("email") && !fields.has("phone")) {
-    fields.add("email");
-    fields.add("phone");
-  }
-  const order: LeadField[] = ["name", "email", "phone", "message"];
-  const properties = Object.fromEntries(
-    order
-      .filter((field) => fields.has(field))
-      .map((field) => [field, { type: "string", ...LEAD_FIELDS[field] }]),
-  );
-  return {
-    type: "function",
-    name: SUBMIT_LEAD,
-    description:
-      "Passes the visitor's contact details to the business so that someone gets back to them. " +
-      "Call it only after the visitor has agreed to share them. An email or a phone number is " +
-      "required; ask for one before calling.",
-    parameters: { type: "object", properties, additionalProperties: false },
   };
 }
 

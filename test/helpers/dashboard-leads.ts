@@ -29,7 +29,7 @@ export async function captureLead(
   service: TestService,
   workspaceId: string,
   siteId: string,
-  lead: Record<string, string>,
+  lead: Record<string, unknown>,
 ): Promise<{ id: string; fingerprint: string }> {
   const visitor = { ip: `203.0.113.${crypto.randomInt(1, 255)}`, userAgent: crypto.randomUUID() };
   const { session, signingSecret } = await service.sessions.create(

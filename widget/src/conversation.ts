@@ -169,6 +169,7 @@ export class Conversation {
       signer: session,
       pages: () => this.crawledPages(),
       navigate: (url) => location.assign(url),
+      turns: () => session.turns,
     });
   }
 

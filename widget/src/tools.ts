@@ -1,17 +1,21 @@
 /**
  * The functions the voice agent calls, run in the visitor's page: `search_database` as a signed
  * query, `search_site` as a signed knowledge search (the passages' text bounded for the model),
- * `submit_lead` as a signed lead, `scroll_to` by scrolling to a section of this page or,
+ * `submit_lead` as a signed lead, `request_callback` as a signed lead with `source: "callback"` and
+ * the conversation's latest turns (within the endpoint's bounds), `scroll_to` by scrolling to a section of this page or,
  * when another page of the site has it (from site intelligence), by going there once the model
  * has its answer. What each returns is what the model reads; a failure is `{error}` in words the
  * model can pass on, never a thrown error.
  */
 import { ApiError, type Api, type Signer } from "./api.ts";
 import type { FunctionCall } from "./call.ts";
-import type { CrawledPage, KnowledgeHit } from "./types.ts";
+import type { CrawledPage, KnowledgeHit, Turn } from "./types.ts";
 
 /** The most characters of a passage the model reads (the service's own bound on a passage). */
 const MAX_PASSAGE_CHARS = 800;
+/** The turns a callback carries, and the characters of each (schemas/lead-create.schema.json). */
+const CALLBACK_TURNS = 30;
+const CALLBACK_TURN_CHARS = 600;
 
 export interface ToolContext {
   api: Api;
@@ -20,6 +24,8 @@ export interface ToolContext {
   pages(): Promise<CrawledPage[]>;
   /** Goes to another page of the site, after the output was given to the model. */
   navigate(url: string): void;
+  /** The conversation so far (a callback request carries its latest turns). */
+  turns(): Turn[];
 }
 
 export async function runTool(call: FunctionCall, context: ToolContext): Promise<unknown> {
@@ -31,6 +37,8 @@ export async function runTool(call: FunctionCall, context: ToolContext): Promise
         return await searchSite(call, context);
       case "submit_lead":
         return await submitLead(call, context);
+      case "request_callback":
+        return await requestCallback(call, context);
       case "scroll_to":
         return await scrollTo(call.arguments.section_id, context);
       default:
@@ -62,12 +70,45 @@ async function searchSite(call: FunctionCall, context: ToolContext): Promise<unk
 
 async function submitLead(call: FunctionCall, context: ToolContext): Promise<unknown> {
   const { name, email, phone, message } = call.arguments;
-  const lead: Record<string, unknown> = { page_url: location.href, client_id: call.call_id };
-  for (const [key, value] of Object.entries({ name, email, phone, message })) {
-    if (typeof value === "string" && value.trim() !== "") lead[key] = value.trim();
-  }
+  const lead = leadOf(call, { name, email, phone, message });
   const answer = await context.api.signed<{ lead_id: string }>(context.signer, "leads", lead);
   return { submitted: true, lead_id: answer.lead_id };
+}
+
+/** A person asked for: a lead with the reason on one line and the latest turns, bounded. */
+async function requestCallback(call: FunctionCall, context: ToolContext): Promise<unknown> {
+  const { name, email, phone } = call.arguments;
+  const reason = call.arguments.reason;
+  const lead = leadOf(call, {
+    name,
+    email,
+    phone,
+    reason: typeof reason === "string" ? reason.replace(/\s+/g, " ") : reason,
+  });
+  lead.source = "callback";
+  lead.turns = context.turns().slice(-CALLBACK_TURNS).map(callbackTurn);
+  const answer = await context.api.signed<{ lead_id: string }>(context.signer, "leads", lead);
+  return { requested: true, lead_id: answer.lead_id };
+}
+
+/** The body of a lead: the page, the call's id, and each field given as non-empty text. */
+function leadOf(call: FunctionCall, fields: Record<string, unknown>): Record<string, unknown> {
+  const lead: Record<string, unknown> = { page_url: location.href, client_id: call.call_id };
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" && value.trim() !== "") lead[key] = value.trim();
+  }
+  return lead;
+}
+
+/** A turn as a callback carries it: a function's name without its arguments, the text bounded. */
+function callbackTurn({ role, text, name, at }: Turn): Turn {
+  const turn: Turn = { role, at };
+  if (text !== undefined) {
+    turn.text =
+      text.length > CALLBACK_TURN_CHARS ? `${text.slice(0, CALLBACK_TURN_CHARS - 1)}…` : text;
+  }
+  if (name !== undefined) turn.name = name;
+  return turn;
 }
 
 async function scrollTo(sectionId: unknown, context: ToolContext): Promise<unknown> {

@@ -10,6 +10,7 @@ import { isNewestKey } from "../../store/newest-first.ts";
 import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { LEAD_STATUSES, type LeadService } from "../../leads/lead-service.ts";
 import type { LeadView } from "../../leads/lead-view.ts";
+import { turnLine } from "../../leads/turn-line.ts";
 import type { Principal } from "../../auth/principal.ts";
 import type { SiteService } from "../../sites/site-service.ts";
 import { oneOf, siteChoices, textParam } from "./page-params.ts";
@@ -33,6 +34,8 @@ function leadRow(lead: LeadView, siteName: string | undefined, workspaceId: stri
     site_name: siteName ?? lead.site_id,
     tel: lead.phone?.replace(/[^0-9+]/g, ""),
     excerpt: message.length > EXCERPT_CHARS ? `${message.slice(0, EXCERPT_CHARS - 1)}…` : message,
+    callback: lead.source === "callback",
+    turn_lines: lead.turns.map(turnLine),
     statuses: LEAD_STATUSES,
     workspaceId,
   };

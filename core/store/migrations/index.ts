@@ -27,6 +27,7 @@ import * as m021 from "./021-address-proof.ts";
 import * as m022 from "./022-workspace-secrets.ts";
 import * as m023 from "./023-site-knowledge.ts";
 import * as m024 from "./024-knowledge-vectors.ts";
+import * as m025 from "./025-callback-leads.ts";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "022-workspace-secrets": m022,
   "023-site-knowledge": m023,
   "024-knowledge-vectors": m024,
+  "025-callback-leads": m025,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -20,6 +20,12 @@ export interface LeadRow {
   page_url: string | null;
   /** JSON object of the other captured fields, or null. */
   fields: string | null;
+  /** `widget` (the agent's submit_lead) or `callback` (a person asked for; migration 025). */
+  source?: string;
+  /** Why a callback was asked for, in one line. */
+  reason?: string | null;
+  /** JSON array of a callback's turns so far, or null. */
+  turns?: string | null;
   status: string;
   notes: string | null;
   update_token_hash: string;

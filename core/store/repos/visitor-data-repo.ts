@@ -132,6 +132,8 @@ export class VisitorDataRepo {
       phone_digits: null,
       message: null,
       fields: null,
+      reason: null,
+      turns: null,
       notes: null,
       page_url: pageUrl,
       erased_at: at,
