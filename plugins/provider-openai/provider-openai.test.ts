@@ -99,7 +99,12 @@ describe("provider-openai", () => {
       },
     });
     const names = request.tools.map((t) => t.name);
-    expect(names).to.deep.equal(["search_database", "submit_lead", "scroll_to"]);
+    expect(names).to.deep.equal([
+      "search_database",
+      "submit_lead",
+      "request_callback",
+      "scroll_to",
+    ]);
   });
 
   it("keeps a base URL's trailing slash out of both URLs", async () => {
