@@ -43,11 +43,11 @@ import type { CallControlService } from "./voice/call-control-service.ts";
 import type { SessionCosts } from "./voice/session-costs.ts";
 import { composeVoice } from "./voice/compose-voice.ts";
 import type { UsageService } from "./widget/usage-service.ts";
-import { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
+import type { WebhookDeliveryService } from "./webhooks/delivery-service.ts";
 import { enqueueDeliveries } from "./webhooks/outbox.ts";
-import { webhookDispatcher } from "./webhooks/dispatcher-parts.ts";
+import { composeWebhooks } from "./webhooks/dispatcher-parts.ts";
 import type { WebhookDispatcher } from "./webhooks/dispatcher.ts";
-import { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
+import type { WebhookEndpointService } from "./webhooks/endpoint-service.ts";
 import type { UserDataService } from "./user-data/user-data-service.ts";
 import type { AccountService } from "./accounts/account-service.ts";
 import { composeAccounts } from "./accounts/compose-accounts.ts";
@@ -227,13 +227,15 @@ export async function composeParts(
     connectEventSinks(events, installed.plugins.globals("event-sink"), logger);
     // One policy for what customers point webhooks at: checked at save and at every send.
     const outbound = OutboundPolicy.fromSettings(settings);
-    const webhooks = webhookDispatcher(outbound, { store, ring, redis, mailer, logger });
-    closers.push(webhooks.close);
-    const dispatcher = webhooks.dispatcher;
-    // Stopped before the store closes: the sends under way are recorded first.
-    closers.push(() => dispatcher.stop());
-    events.subscribe((bused) => {
-      if (bused.kind === "service") dispatcher.wake();
+    const webhookParts = composeWebhooks(outbound, {
+      store,
+      ring,
+      redis,
+      mailer,
+      logger,
+      events,
+      allowPrivateNetworks: settings.allowPrivateNetworks,
+      closers,
     });
     const sites = new SiteService({ store, ring, rules: installed.rules, cache, events });
     // Closed before the mailer: the callback mails under way go out first.
@@ -270,19 +272,8 @@ export async function composeParts(
       usageThresholds,
       intelligence,
       knowledge,
-      webhooks: new WebhookEndpointService({
-        store,
-        ring,
-        outbound,
-        allowPrivateNetworks: settings.allowPrivateNetworks,
-      }),
+      ...webhookParts,
       mailer,
-      webhookDispatcher: dispatcher,
-      webhookDeliveries: new WebhookDeliveryService({
-        store,
-        events,
-        wake: () => dispatcher.wake(),
-      }),
       crawls,
       ...composeAccounts(
         { store, ring, sites, mailer, ...installed },

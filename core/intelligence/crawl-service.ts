@@ -26,6 +26,7 @@ import type {
 import { newCrawlRow } from "../store/repos/crawls-repo.ts";
 import type { Store } from "../store/store.ts";
 import { NIGHTLY_CRAWL_JOB, planNightlyCrawls } from "./crawl-nightly.ts";
+import { recordCrawlEnd } from "./crawl-end.ts";
 import { failure, outcomeOf } from "./crawl-outcome.ts";
 import { crawlView, type CrawlView } from "./crawl-view.ts";
 import { crawlSite } from "./crawler/index.ts";
@@ -247,21 +248,13 @@ export class CrawlService {
     } finally {
       this.running.delete(crawlId);
     }
-    let ended: CrawlRow | undefined;
-    try {
-      ended = await this.finish(crawlId, outcome, update);
-    } catch (err) {
-      if (update === undefined) throw err;
-      // The store refused the knowledge (larger than MariaDB's max_allowed_packet, a connection
-      // lost): the crawl still ends, its knowledge as before it, so it is not run again and again.
-      logger.warn(
-        { err, crawl_id: crawlId, site_id: site.site_id },
-        "site knowledge not stored: the crawl's end is recorded without it",
-      );
-      update = { ...update, write: async () => {}, committed: () => {} };
-      ended = await this.finish(crawlId, outcome, update);
-    }
-    if (ended === undefined) return undefined;
+    const written = await recordCrawlEnd(
+      { store, logger },
+      { crawlId, siteId: site.site_id, owner: this.owner, outcome, update },
+    );
+    if (written === undefined) return undefined;
+    const { ended } = written;
+    update = written.update;
     update?.committed();
     logger.info(
       {
@@ -277,24 +270,6 @@ export class CrawlService {
     );
     await this.afterCrawl(site.site_id, site.domain);
     return ended;
-  }
-
-  /**
-   * The crawl's end and what it changed of the knowledge, whole or not at all; undefined when
-   * another instance took the crawl's lease (nothing is written then).
-   */
-  private finish(
-    crawlId: string,
-    outcome: CrawlOutcome,
-    update: KnowledgeUpdate | undefined,
-  ): Promise<CrawlRow | undefined> {
-    return this.parts.store.transaction(async (tx) => {
-      if (!(await tx.crawls.finish(crawlId, this.owner, { ...outcome, ...update?.counts }))) {
-        return undefined;
-      }
-      await update?.write(tx);
-      return tx.crawls.get(crawlId);
-    });
   }
 
   /** Site intelligence learns of the new pages; a domain changed meanwhile is crawled anew. */

@@ -1,6 +1,7 @@
 /**
- * The webhook dispatcher as the composition root builds it (kept apart so compose.ts stays one
- * page): see the function's comment.
+ * The webhook parts as the composition root builds them (kept apart so compose.ts stays one
+ * page): the dispatcher (see its function's comment), woken by each service event, and the
+ * endpoint and delivery services.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -8,7 +9,10 @@ import { pluginNetwork } from "../host/plugin-network.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { OutboundPolicy } from "../security/outbound-policy.ts";
 import type { KeyRing } from "../security/secret-box.ts";
+import type { EventBus } from "../events/event-bus.ts";
 import type { Store } from "../store/store.ts";
+import { WebhookDeliveryService } from "./delivery-service.ts";
+import { WebhookEndpointService } from "./endpoint-service.ts";
 import { Delivery } from "./delivery.ts";
 import { memoryDeliveryRate, redisDeliveryRate } from "./delivery-rate.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
@@ -36,5 +40,47 @@ export function webhookDispatcher(
   return {
     dispatcher: new WebhookDispatcher(store, delivery, logger),
     close: async () => network.close?.(),
+  };
+}
+
+export interface WebhookParts {
+  webhooks: WebhookEndpointService;
+  webhookDispatcher: WebhookDispatcher;
+  webhookDeliveries: WebhookDeliveryService;
+}
+
+/**
+ * The dispatcher, woken by each service event, and the services over endpoints and deliveries;
+ * `closers` stops the dispatcher (its sends under way recorded) before its connections close.
+ */
+export function composeWebhooks(
+  outbound: OutboundPolicy,
+  parts: Parameters<typeof webhookDispatcher>[1] & {
+    events: EventBus;
+    allowPrivateNetworks: boolean;
+    closers: (() => Promise<void> | void)[];
+  },
+): WebhookParts {
+  const { store, ring, events, closers } = parts;
+  const { dispatcher, close } = webhookDispatcher(outbound, parts);
+  closers.push(close);
+  // Stopped before the store closes: the sends under way are recorded first.
+  closers.push(() => dispatcher.stop());
+  events.subscribe((bused) => {
+    if (bused.kind === "service") dispatcher.wake();
+  });
+  return {
+    webhooks: new WebhookEndpointService({
+      store,
+      ring,
+      outbound,
+      allowPrivateNetworks: parts.allowPrivateNetworks,
+    }),
+    webhookDispatcher: dispatcher,
+    webhookDeliveries: new WebhookDeliveryService({
+      store,
+      events,
+      wake: () => dispatcher.wake(),
+    }),
   };
 }
