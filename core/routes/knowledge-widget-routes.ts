@@ -62,36 +62,34 @@ export function knowledgeWidgetRoutes(
 
   router.post(PATH, rawBody, whenKey(requireKey, "query:test"), async (req, res) => {
     const siteId = req.params.siteId as string;
-    const log = { logger: parts.logger, requestId: req.id };
+    // A key's call (debugging) is checked by the key and counts nothing; the widget's by the
+    // site's Origin, the session's signature and the site's limit, and counts a usage event.
+    let session: Awaited<ReturnType<typeof signed>>["session"] | undefined;
+    let body: unknown;
     if (req.principal !== undefined) {
       await parts.sites.assertOwned(principalOf(req), siteId).catch((e: unknown) => {
         throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
       });
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const search = searchOf(parseRawJson(req.headers["content-type"], raw));
-      const { items } = await timedSearch(
-        parts.knowledge,
-        { siteId, ...search, signal: abortOnClientGone(res).signal },
-        log,
-      );
-      sendData(req, res, { items });
-      return;
+      body = parseRawJson(req.headers["content-type"], raw);
+    } else {
+      const target = await siteOf(req);
+      ({ session, body } = await signed(req, res, target));
+      await consumeLimit(limiter, target.site.site_id, res);
     }
-    const target = await siteOf(req);
-    const { session, body } = await signed(req, res, target);
-    await consumeLimit(limiter, target.site.site_id, res);
-    const search = searchOf(body);
     const { items } = await timedSearch(
       parts.knowledge,
-      { siteId, ...search, signal: abortOnClientGone(res).signal },
-      log,
+      { siteId, ...searchOf(body), signal: abortOnClientGone(res).signal },
+      { logger: parts.logger, requestId: req.id },
     );
-    // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
-    parts.usage
-      .recordSiteSearch(session, items.length)
-      .catch((err: unknown) =>
-        parts.logger.warn({ err, site_id: siteId }, "search_site event not stored"),
-      );
+    if (session !== undefined) {
+      // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
+      parts.usage
+        .recordSiteSearch(session, items.length)
+        .catch((err: unknown) =>
+          parts.logger.warn({ err, site_id: siteId }, "search_site event not stored"),
+        );
+    }
     sendData(req, res, { items });
   });
 
