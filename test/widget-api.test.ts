@@ -153,6 +153,8 @@ describe("the widget sequence over HTTP", function () {
       strings: {},
       enabled_pages: config.body.data.enabled_pages,
       disabled_pages: config.body.data.disabled_pages,
+      // Lead capture is on: the panel offers "Talk to a person".
+      callback: true,
       version: 1,
     });
     expect(JSON.stringify(config.body.data)).not.to.match(/adapter|baseUrl|competitor/);

@@ -113,6 +113,8 @@ export function widgetRoutes(
       strings: widgetStrings(site.language, strings),
       enabled_pages: site.enabled_pages,
       disabled_pages: site.disabled_pages,
+      // Lead capture on: the panel offers "Talk to a person".
+      callback: site.lead_capture.enabled,
       version: target.version,
     });
   });

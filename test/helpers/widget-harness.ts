@@ -53,9 +53,12 @@ export interface OpenedPage {
 
 /**
  * For a suite's `before`: the harness, or the suite skipped (failed under CI) when Chromium or
- * SQLite is missing.
+ * SQLite is missing. `env` adds or overrides the service's settings.
  */
-export async function startWidgetHarness(context: Mocha.Context): Promise<WidgetHarness> {
+export async function startWidgetHarness(
+  context: Mocha.Context,
+  options: { env?: Record<string, string> } = {},
+): Promise<WidgetHarness> {
   requireChromium(context);
   const sqlite = databaseTargets.find((t) => t.client === "sqlite")!;
   const database = await createTestDatabase(sqlite);
@@ -71,6 +74,8 @@ export async function startWidgetHarness(context: Mocha.Context): Promise<Widget
     // Each browser context sends an address of its own, so the token's per-IP limit (10 a
     // minute) is counted per test, as it is per visitor.
     TRUSTED_PROXIES: "loopback",
+    // A test's own settings (a mail server, jobs for webhooks) over the harness's.
+    ...options.env,
   });
   const siteId = `widget-${crypto.randomBytes(4).toString("hex")}`;
   const site = await startPageServer(siteId, service.url, strictCsp(service, openai));

@@ -11,7 +11,9 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type {
   CrawledPage,
+  Mode,
   ProviderSession,
+  SigningAnswer,
   TokenAnswer,
   VisitorAnswer,
   WidgetConfig,
@@ -65,13 +67,19 @@ export class Api {
     return (await this.call<VisitorAnswer>("GET", "visitor")).user_fingerprint;
   }
 
-  token(pageUrl: string): Promise<TokenAnswer> {
-    return this.call("POST", "token", { page_url: pageUrl });
+  /** A session and its provider token, for a voice call or a text conversation. */
+  token(pageUrl: string, mode: Mode): Promise<TokenAnswer> {
+    return this.call("POST", "token", { page_url: pageUrl, mode });
+  }
+
+  /** A session without a provider, to sign a callback request from the panel's form. */
+  callbackSession(pageUrl: string): Promise<SigningAnswer> {
+    return this.call("POST", "token", { page_url: pageUrl, mode: "callback" });
   }
 
   /** A new provider token for a session that goes on (after a refresh or a lost connection). */
-  resume(signer: Signer, pageUrl: string): Promise<ProviderSession> {
-    return this.signed(signer, "session/resume", { page_url: pageUrl });
+  resume(signer: Signer, pageUrl: string, mode: Mode): Promise<ProviderSession> {
+    return this.signed(signer, "session/resume", { page_url: pageUrl, mode });
   }
 
   signed<T>(signer: Signer, path: string, body: unknown, options: CallOptions = {}): Promise<T> {

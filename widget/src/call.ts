@@ -4,14 +4,20 @@
  * token (`Content-Type: application/sdp`), the SDP answer back, then JSON events both ways on the
  * channel. The provider's audio plays from an Audio element that is never in the page.
  *
+ * A text conversation is the same call without a microphone: the offer receives audio only (the
+ * provider refuses an offer without an audio section), the session answers in text
+ * (`output_modalities: ["text"]`, set by the service), and what the visitor types goes in as an
+ * `input_text` message followed by `response.create`, as it does during a voice call.
+ *
  * It tells its owner the call's state (listening while the visitor may speak, speaking while the
- * provider's audio plays), the visitor's and the assistant's words from the transcription events,
- * the function calls to run (each once, by call_id), and when the call was lost. A function's
- * output goes back as a `function_call_output` item followed by `response.create`.
+ * provider's audio plays; ready and writing in text), the visitor's and the assistant's words
+ * from the transcription and text events, the function calls to run (each once, by call_id), and
+ * when the call was lost. A function's output goes back as a `function_call_output` item followed
+ * by `response.create`. A call not connected within 10 seconds fails (a network blocking WebRTC).
  */
 import type { ProviderSession, Turn } from "./types.ts";
 
-export type CallState = "connecting" | "listening" | "speaking";
+export type CallState = "connecting" | "listening" | "speaking" | "ready" | "writing";
 
 export interface FunctionCall {
   call_id: string;
@@ -28,12 +34,18 @@ export interface CallHandlers {
   lost(): void;
 }
 
-/** Why connecting failed: the provider refused the offer (its HTTP status) or no answer came. */
+/**
+ * Why connecting failed: the provider refused the offer (its HTTP status), no answer came (0), or
+ * the connection was not made in time (-1).
+ */
 export class CallError extends Error {
   constructor(readonly status: number) {
     super(`The voice provider answered ${status}`);
   }
 }
+
+/** How long a call may take to open its data channel before it counts as failed. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** How long a connection may stay "disconnected" before it counts as lost. */
 const DISCONNECTED_GRACE_MS = 5000;
@@ -53,26 +65,31 @@ export class VoiceCall {
   callId: string | undefined;
 
   private constructor(
-    microphone: MediaStream,
+    private readonly microphone: MediaStream | undefined,
     private readonly handlers: CallHandlers,
     private readonly history: Turn[],
   ) {
     this.audio.autoplay = true;
     this.pc.ontrack = (event) => {
+      if (this.microphone === undefined) return;
       this.audio.srcObject = event.streams[0] ?? new MediaStream([event.track]);
       this.audio.play().catch(() => undefined);
     };
-    for (const track of microphone.getAudioTracks()) this.pc.addTrack(track, microphone);
+    if (microphone === undefined) this.pc.addTransceiver("audio", { direction: "recvonly" });
+    else for (const track of microphone.getAudioTracks()) this.pc.addTrack(track, microphone);
     this.channel = this.pc.createDataChannel("oai-events");
     this.channel.onmessage = (event) => this.receive(event.data);
     this.channel.onclose = () => this.lose();
     this.pc.onconnectionstatechange = () => this.watch();
   }
 
-  /** Connects; rejects with a CallError when the provider refuses the offer. */
+  /**
+   * Connects, with the microphone for a voice call or without one for a text conversation; rejects
+   * with a CallError when the provider refuses the offer or the call does not open in time.
+   */
   static async connect(
     provider: ProviderSession,
-    microphone: MediaStream,
+    microphone: MediaStream | undefined,
     handlers: CallHandlers,
     history: Turn[] = [],
   ): Promise<VoiceCall> {
@@ -80,11 +97,26 @@ export class VoiceCall {
     handlers.state("connecting");
     try {
       await call.negotiate(provider);
+      await call.opened();
     } catch (error) {
       call.close();
       throw error;
     }
     return call;
+  }
+
+  /** What the visitor typed, into the conversation; the model answers it as it would speech. */
+  say(text: string): void {
+    this.send({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
+    });
+    this.send({ type: "response.create" });
+  }
+
+  /** Mutes or unmutes the microphone; the call goes on. */
+  mute(muted: boolean): void {
+    for (const track of this.microphone?.getAudioTracks() ?? []) track.enabled = !muted;
   }
 
   /** Hangs up; nothing is reported after it. */
@@ -119,6 +151,18 @@ export class VoiceCall {
     await this.pc.setRemoteDescription({ type: "answer", sdp: await response.text() });
   }
 
+  /** Resolves once the data channel is open; a CallError after CONNECT_TIMEOUT_MS. */
+  private opened(): Promise<void> {
+    if (this.channel.readyState === "open") return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new CallError(-1)), CONNECT_TIMEOUT_MS);
+      this.channel.addEventListener("open", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   private send(event: Record<string, unknown>): void {
     if (this.channel.readyState === "open") this.channel.send(JSON.stringify(event));
   }
@@ -135,7 +179,13 @@ export class VoiceCall {
     switch (event.type) {
       case "session.created":
         this.remind();
-        this.handlers.state("listening");
+        this.handlers.state(this.idle());
+        break;
+      case "response.created":
+        if (this.microphone === undefined) this.handlers.state("writing");
+        break;
+      case "response.done":
+        if (this.microphone === undefined) this.handlers.state("ready");
         break;
       case "output_audio_buffer.started":
         this.handlers.state("speaking");
@@ -151,12 +201,20 @@ export class VoiceCall {
       case "response.audio_transcript.done":
         this.said("assistant", event.transcript, at);
         break;
+      case "response.output_text.done":
+        this.said("assistant", event.text, at);
+        break;
       case "response.output_item.done":
         this.functionCall(event.item as Record<string, unknown> | undefined);
         break;
       default:
         break;
     }
+  }
+
+  /** The state of a call waiting for the visitor. */
+  private idle(): CallState {
+    return this.microphone === undefined ? "ready" : "listening";
   }
 
   private said(role: "visitor" | "assistant", text: unknown, at: string): void {

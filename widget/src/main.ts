@@ -44,9 +44,12 @@ async function boot(tag: HTMLScriptElement | null): Promise<void> {
   }
   await bodyReady();
 
-  const ui = new WidgetUi(config, {
+  const ui: WidgetUi = new WidgetUi(config, {
     start: () => void conversation.start(),
     hangUp: () => void conversation.hangUp(),
+    type: (message) => void conversation.type(message),
+    mute: (muted) => conversation.mute(muted),
+    callback: (fields): Promise<boolean> => conversation.callback(fields),
     visitorId: () => api.visitor(),
   });
   const conversation = new Conversation(api, config, ui);

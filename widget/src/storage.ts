@@ -1,10 +1,17 @@
 /**
  * The widget's only client-side state: `service:notice:<site_id>` in localStorage (the privacy
- * notice was accepted) and `service:session:<site_id>` in sessionStorage (the conversation, so a
- * refresh or another page of the site resumes it in the same tab). No cookie is ever set. Storage
- * can throw (blocked, full, private modes): then the widget works without remembering.
+ * notice was accepted, with the visitor's choices: captions hidden, typing rather than talking)
+ * and `service:session:<site_id>` in sessionStorage (the conversation, so a refresh or another
+ * page of the site resumes it in the same tab). No cookie is ever set. Storage can throw (blocked,
+ * full, private modes): then the widget works without remembering.
  */
-import type { StoredSession } from "./types.ts";
+import type { Mode, StoredSession } from "./types.ts";
+
+/** What the notice's entry keeps beside the time it was accepted. */
+export interface Choices {
+  captions_hidden?: boolean;
+  mode?: Mode;
+}
 
 const noticeKey = (siteId: string) => `service:notice:${siteId}`;
 const sessionKey = (siteId: string) => `service:session:${siteId}`;
@@ -14,7 +21,27 @@ export function noticeAccepted(siteId: string): boolean {
 }
 
 export function acceptNotice(siteId: string): void {
-  attempt(() => localStorage.setItem(noticeKey(siteId), new Date().toISOString()), undefined);
+  if (!noticeAccepted(siteId)) saveEntry(siteId, { accepted_at: new Date().toISOString() });
+}
+
+/** The visitor's choices; none before the notice is accepted (or from an entry of old). */
+export function choices(siteId: string): Choices {
+  const text = attempt(() => localStorage.getItem(noticeKey(siteId)), null);
+  try {
+    const entry = JSON.parse(text ?? "") as unknown;
+    return entry !== null && typeof entry === "object" ? (entry as Choices) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Keeps a choice with the notice, once it is accepted. */
+export function choose(siteId: string, choice: Choices): void {
+  if (noticeAccepted(siteId)) saveEntry(siteId, { ...choices(siteId), ...choice });
+}
+
+function saveEntry(siteId: string, entry: object): void {
+  attempt(() => localStorage.setItem(noticeKey(siteId), JSON.stringify(entry)), undefined);
 }
 
 /** The stored conversation, unless it is missing, unreadable or past its end. */

@@ -33,8 +33,34 @@ button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .notice code { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere;
   -webkit-user-select: all; user-select: all; background: #f3f4f6; border-radius: 4px;
   padding: 1px 3px; color: #111827; }
-.privacy { display: block; margin: 10px 0 0; margin-inline-start: auto; padding: 2px 4px; background: transparent;
-  color: #374151; font-size: 12px; text-decoration: underline; }
+.foot { display: flex; justify-content: space-between; gap: 8px; margin-top: 10px; }
+.link { padding: 2px 4px; background: transparent; color: #374151; font-size: 12px;
+  text-decoration: underline; }
+.privacy { margin-inline-start: auto; }
+.toggle { display: block; margin: 0 0 4px; margin-inline-start: auto; padding: 2px 4px;
+  background: transparent; color: #374151; font-size: 12px; text-decoration: underline; }
+.captions { max-height: 180px; overflow-y: auto; margin: 0 0 10px; padding: 6px 8px;
+  background: #f9fafb; border: 1px solid #d1d5db; border-radius: 8px; }
+.captions:empty { display: none; }
+.line { margin: 0 0 6px; overflow-wrap: anywhere; }
+.who { font-weight: 600; }
+.visitor .who { color: #1e40af; }
+.assistant .who { color: #111827; }
+.note { color: #4b5563; font-size: 12px; font-style: italic; }
+.composer { display: flex; gap: 6px; margin: 0 0 10px; }
+input { font: inherit; color: #111827; background: #fff; border: 1px solid #6b7280;
+  border-radius: 8px; padding: 7px 9px; min-width: 0; }
+.composer input { flex: 1; }
+input:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 1px; }
+.callback { display: grid; gap: 4px; margin: 0 0 10px; }
+.callback p { margin: 0 0 6px; color: #374151; }
+.callback label { font-size: 12px; font-weight: 600; color: #374151; }
+.callback .actions { margin-top: 6px; }
+.problem { color: #b91c1c; font-weight: 600; }
+[aria-invalid="true"] { border-color: #b91c1c; }
+[aria-pressed="true"] { background: #111827; color: #fff; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; }
 .actions { display: flex; gap: 8px; flex-wrap: wrap; }
 .primary { background: var(--accent); color: var(--on-accent); padding: 8px 14px; }
 .secondary { background: #e5e7eb; color: #111827; padding: 8px 14px; }

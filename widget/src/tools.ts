@@ -9,6 +9,7 @@
  */
 import { ApiError, type Api, type Signer } from "./api.ts";
 import type { FunctionCall } from "./call.ts";
+import type { Strings } from "./strings.ts";
 import type { CrawledPage, KnowledgeHit, Turn } from "./types.ts";
 
 /** The most characters of a passage the model reads (the service's own bound on a passage). */
@@ -48,6 +49,18 @@ export async function runTool(call: FunctionCall, context: ToolContext): Promise
     if (error instanceof ApiError) return { error: error.message, code: error.code };
     return { error: "The function failed" };
   }
+}
+
+/** What the captions say the agent did ("Looked up menu"), or undefined for a scroll. */
+export function toolNote(
+  { name, arguments: args }: FunctionCall,
+  text: Strings,
+): string | undefined {
+  const what = (value: unknown) => (typeof value === "string" ? value.slice(0, 80) : "");
+  if (name === "search_database") return text.looked_up.replace("{what}", what(args.collection));
+  if (name === "search_site") return text.searched_site.replace("{what}", what(args.query));
+  if (name === "submit_lead" || name === "request_callback") return text.sent_details;
+  return undefined;
 }
 
 /** The passages for the model: where each is (for scroll_to) and its text, bounded. */

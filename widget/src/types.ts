@@ -18,8 +18,13 @@ export interface WidgetConfig {
   strings: Partial<Strings>;
   enabled_pages: string[];
   disabled_pages: string[];
+  /** Lead capture is on: the panel offers "Talk to a person" and the agent request_callback. */
+  callback: boolean;
   version: number;
 }
+
+/** How the visitor converses: talking (the microphone, spoken answers) or typing (text answers). */
+export type Mode = "voice" | "text";
 
 /** `GET /v1/:siteId/visitor`: the visitor's salted hash of IP and user agent, 64 hex. */
 export interface VisitorAnswer {
@@ -32,6 +37,13 @@ export interface ProviderSession {
   session_expires_at: string;
   ephemeral_token: { value: string; expires_at: string };
   provider: { name: string; model: string; voice: string; connect_url: string };
+}
+
+/** `POST /v1/:siteId/token` with `mode: "callback"`: a session to sign a callback request with. */
+export interface SigningAnswer {
+  session_id: string;
+  signing_secret: string;
+  session_expires_at: string;
 }
 
 export interface TokenAnswer extends ProviderSession {
@@ -68,6 +80,7 @@ export interface Turn {
 /** The conversation as kept in sessionStorage, so a refresh or another page of the site resumes it. */
 export interface StoredSession {
   session_id: string;
+  mode: Mode;
   signing_secret: string;
   expires_at: string;
   page_url: string;

@@ -1,23 +1,35 @@
 /**
  * What the visitor sees: a launcher button in the corner the site chose, in its colour and size,
- * and a small panel with the privacy notice, the call's state (announced to screen readers) and a
- * hang-up button. The notice shows the visitor's ID (their fingerprint), which they quote to ask
- * the business for their data; a Privacy button shows it again, read-only, to a visitor who
- * accepted it earlier. Everything lives in a shadow root, so the page's CSS and the widget's never
- * touch. Buttons are real buttons (keyboard and screen readers work as on any page); Escape closes
- * the panel and gives focus back to the launcher. Its words are the site's (strings.ts), in the
- * site's language and direction.
+ * and a panel with the privacy notice, the conversation's state (announced to screen readers),
+ * the captions, a text box, the call's buttons (mute, end), "Talk to a person" and "Privacy". The
+ * notice shows the visitor's ID (their fingerprint), which they quote to ask the business for
+ * their data. Everything lives in a shadow root, so the page's CSS and the widget's never touch.
+ *
+ * Keyboard: every control is a real button or field in reading order; while the panel is open,
+ * Tab stays inside it; Escape closes it and gives focus back to the launcher. Its words are the
+ * site's (strings.ts), in the site's language and direction.
  */
+import { CallbackForm, type CallbackFields } from "./callback-form.ts";
+import { Captions } from "./captions.ts";
+import { Composer } from "./composer.ts";
+import { button, element, focusable, readableOn } from "./dom.ts";
+import { Notice } from "./notice.ts";
 import { directionOf, siteStrings, type StringKey, type Strings } from "./strings.ts";
 import { WIDGET_CSS } from "./styles.ts";
-import type { WidgetConfig } from "./types.ts";
+import type { Mode, Turn, WidgetConfig } from "./types.ts";
 
-export type UiState = "idle" | "connecting" | "listening" | "speaking" | "error" | "ended";
+export type UiState =
+  "idle" | "connecting" | "listening" | "speaking" | "ready" | "writing" | "error" | "ended";
 
 export interface UiHandlers {
-  /** The launcher was pressed while no call is on. */
+  /** The launcher was pressed while no conversation is on. */
   start(): void;
   hangUp(): void;
+  /** What the visitor typed. */
+  type(message: string): void;
+  mute(muted: boolean): void;
+  /** A callback request from the form; resolves true once recorded. */
+  callback(fields: CallbackFields): Promise<boolean>;
   /** The visitor's ID, as the service computes it for this browser. */
   visitorId(): Promise<string>;
 }
@@ -29,23 +41,32 @@ const STATUS: Record<Exclude<UiState, "idle">, StringKey> = {
   connecting: "connecting",
   listening: "listening",
   speaking: "speaking",
+  ready: "typing_ready",
+  writing: "writing",
   error: "error",
   ended: "ended",
 };
 
 export class WidgetUi {
   readonly host = document.createElement("sitevoice-widget");
+  readonly text: Strings;
+  readonly captions: Captions;
   private readonly root: ShadowRoot;
   private readonly launcher: HTMLButtonElement;
   private readonly panel: HTMLElement;
   private readonly status: HTMLElement;
-  private readonly notice: HTMLElement;
+  private readonly notice: Notice;
+  private readonly composer: Composer;
+  private readonly callbackForm: CallbackForm;
   private readonly callActions: HTMLElement;
-  private readonly privacy: HTMLElement;
-  private readonly text: Strings;
+  private readonly muteButton: HTMLButtonElement;
+  private readonly endButton: HTMLButtonElement;
+  private readonly person: HTMLButtonElement;
+  private readonly privacy: HTMLButtonElement;
   private state: UiState = "idle";
-  private answerNotice: ((accepted: boolean) => void) | undefined;
-  private visitor: Promise<string> | undefined;
+  private mode: Mode = "voice";
+  private muted = false;
+  private message: StringKey | undefined;
 
   constructor(
     private readonly config: WidgetConfig,
@@ -71,37 +92,52 @@ export class WidgetUi {
     this.panel.hidden = true;
     const head = element("div", { class: "head" });
     head.append(element("span", { id: titleId }, config.business_name));
-    const close = element(
-      "button",
-      { class: "close", type: "button", "aria-label": text.close },
-      "×",
-    );
-    close.addEventListener("click", () => this.closePanel());
+    const close = button("close", "×", () => this.closePanel());
+    close.setAttribute("aria-label", text.close);
     head.append(close);
     this.status = element("p", { class: "status", role: "status", "aria-live": "polite" });
-    this.notice = element("div", { class: "notice" });
+    this.notice = new Notice(text, handlers.visitorId, () => this.render());
+    this.captions = new Captions(text, config.site_id);
+    this.callbackForm = new CallbackForm(
+      text,
+      (fields) => this.sendCallback(fields),
+      () => this.closeCallback(),
+    );
+    this.composer = new Composer(text, (message) => handlers.type(message));
+    this.muteButton = button("secondary", text.mute, () => this.toggleMute());
+    this.endButton = button("hangup", text.end_call, () => handlers.hangUp());
     this.callActions = element("div", { class: "actions" });
-    const hangUp = element("button", { class: "hangup", type: "button" }, text.end_call);
-    hangUp.addEventListener("click", () => this.handlers.hangUp());
-    this.callActions.append(hangUp);
-    this.privacy = element("button", { class: "privacy", type: "button" }, text.privacy);
-    this.privacy.addEventListener("click", () => this.showPrivacy());
-    this.panel.append(head, this.status, this.notice, this.callActions, this.privacy);
-    this.panel.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") this.closePanel();
+    this.callActions.append(this.muteButton, this.endButton);
+    const foot = element("div", { class: "foot" });
+    this.person = button("link person", text.person, () => this.openCallback());
+    this.privacy = button("link privacy", text.privacy, () => {
+      this.notice.showPrivacy(this.privacy);
     });
+    foot.append(this.person, this.privacy);
+    this.panel.append(
+      head,
+      this.status,
+      this.notice.box,
+      this.captions.toggle,
+      this.captions.log,
+      this.callbackForm.form,
+      this.composer.form,
+      this.callActions,
+      foot,
+    );
+    this.panel.addEventListener("keydown", (event) => this.keydown(event));
 
     this.launcher = element("button", {
       class: "launcher",
       type: "button",
       "aria-label": text.launcher,
       "aria-expanded": "false",
-    }) as HTMLButtonElement;
+    });
     this.launcher.innerHTML = MIC_ICON;
     this.launcher.addEventListener("click", () => this.pressLauncher());
     wrapper.append(this.panel, this.launcher);
     this.root.append(wrapper);
-    this.show("idle");
+    this.render();
   }
 
   mount(): void {
@@ -114,120 +150,163 @@ export class WidgetUi {
     document.body.append(this.host);
   }
 
-  /** Shows a state, with a message of its own for errors and ends. */
-  show(state: UiState, message?: StringKey): void {
+  /** Shows a state, with a message of its own for errors and ends; `mode` when it changes. */
+  show(state: UiState, message?: StringKey, mode: Mode = this.mode): void {
     this.state = state;
-    this.status.className = `status ${state}`;
-    const words = state === "idle" ? "" : this.text[message ?? STATUS[state]];
-    this.status.replaceChildren(element("span", { class: "dot" }), words);
-    this.status.hidden = state === "idle";
-    this.callActions.hidden = !inCall(state);
+    this.mode = mode;
+    this.message = message;
+    if (!inConversation(state)) this.muted = false;
+    if (state === "connecting" || state === "ready") this.captions.activate(true, mode);
     if (state !== "idle") this.openPanel();
-    else if (this.answerNotice === undefined && !this.panel.hidden) this.closePanel();
+    else if (!this.notice.pending() && !this.panel.hidden) this.closePanel();
+    this.render();
   }
 
-  /** The privacy notice; resolves true when the visitor starts, false when they decline. */
-  askNotice(): Promise<boolean> {
-    const accept = element("button", { class: "primary", type: "button" }, this.text.start);
-    const decline = element("button", { class: "secondary", type: "button" }, this.text.not_now);
-    this.fillNotice(accept, decline);
-    accept.focus();
-    return new Promise((resolve) => {
-      this.answerNotice = resolve;
-      accept.addEventListener("click", () => this.settleNotice(true));
-      decline.addEventListener("click", () => this.settleNotice(false));
-    });
+  /** Voice cannot work here: the reason is shown, and the text box takes focus. */
+  offerTyping(reason: StringKey): void {
+    this.show("error", reason);
+    this.composer.input.focus();
   }
 
-  /** The notice again, read-only: a visitor who accepted it earlier can still find their ID. */
-  private showPrivacy(): void {
-    const close = element("button", { class: "secondary", type: "button" }, this.text.close);
-    close.addEventListener("click", () => {
-      this.clearNotice();
-      this.privacy.focus();
-    });
-    this.fillNotice(close);
-    close.focus();
-  }
-
-  /** The notice's text, the visitor's ID when the service gives it, and `buttons`. */
-  private fillNotice(...buttons: HTMLElement[]): void {
-    const actions = element("div", { class: "actions" });
-    actions.append(...buttons);
-    this.notice.replaceChildren(element("p", {}, this.text.notice), this.visitorLine(), actions);
-    this.notice.hidden = false;
-    this.privacy.hidden = true;
+  /** The privacy notice; resolves with the mode the visitor chose, or undefined if they declined. */
+  async askNotice(): Promise<Mode | undefined> {
+    const answer = this.notice.ask();
     this.openPanel();
+    this.render();
+    this.notice.focus();
+    const mode = await answer;
+    if (mode === undefined) this.closePanel();
+    this.render();
+    return mode;
   }
 
-  /** Hidden until the service answers; when it cannot, the notice goes on without it. */
-  private visitorLine(): HTMLElement {
-    const line = element("p", { class: "visitor" });
-    line.hidden = true;
-    this.visitorId().then(
-      (id) => {
-        // The schema keeps `{id}` in a site's own wording.
-        const [before = "", after = ""] = this.text.visitor_id.split("{id}");
-        line.append(before, element("code", {}, id), after);
-        line.hidden = false;
-      },
-      () => undefined,
-    );
-    return line;
+  /** A line of the conversation in the captions. */
+  caption(turn: Turn): void {
+    this.captions.add(turn);
   }
 
-  /** Asked once per page view (the endpoint's limit expects no more); a failure is asked again. */
-  private visitorId(): Promise<string> {
-    this.visitor ??= this.handlers.visitorId().catch((error: unknown) => {
-      this.visitor = undefined;
-      throw error;
-    });
-    return this.visitor;
+  /** A text conversation waits for the visitor's first message. */
+  focusComposer(): void {
+    this.composer.input.focus();
   }
 
-  private clearNotice(): void {
-    this.notice.hidden = true;
-    this.notice.replaceChildren();
-    this.privacy.hidden = false;
+  private render(): void {
+    const words =
+      this.state === "idle"
+        ? ""
+        : this.text[this.muted ? "muted" : (this.message ?? STATUS[this.state])];
+    this.status.className = `status ${this.state}`;
+    this.status.replaceChildren(element("span", { class: "dot" }), words);
+    this.status.hidden = this.state === "idle";
+    const asking = this.notice.pending();
+    const form = !this.callbackForm.form.hidden;
+    const talking = inConversation(this.state) && this.state !== "connecting";
+    this.callActions.hidden = asking || !inConversation(this.state);
+    this.muteButton.hidden = this.mode !== "voice" || !talking;
+    this.muteButton.setAttribute("aria-pressed", String(this.muted));
+    this.endButton.textContent = this.mode === "voice" ? this.text.end_call : this.text.end_chat;
+    this.composer.form.hidden = asking || form;
+    this.person.hidden = asking || form || !this.config.callback;
+    // The notice shown (asked or read again) has the Privacy button's words already.
+    this.privacy.hidden = !this.notice.box.hidden;
   }
 
-  private settleNotice(accepted: boolean): void {
-    this.clearNotice();
-    const answer = this.answerNotice;
-    this.answerNotice = undefined;
-    if (!accepted) this.closePanel();
-    answer?.(accepted);
+  private toggleMute(): void {
+    this.muted = !this.muted;
+    this.handlers.mute(this.muted);
+    this.render();
+  }
+
+  private openCallback(): void {
+    this.callbackForm.open();
+    this.render();
+  }
+
+  private closeCallback(): void {
+    this.callbackForm.close();
+    this.render();
+    this.person.focus();
+  }
+
+  private async sendCallback(fields: CallbackFields): Promise<boolean> {
+    if (!(await this.handlers.callback(fields))) return false;
+    this.callbackForm.close();
+    this.show(inConversation(this.state) ? this.state : "ended", "callback_sent");
+    this.status.focus();
+    return true;
   }
 
   private pressLauncher(): void {
-    if (inCall(this.state) || this.answerNotice !== undefined) {
-      if (this.panel.hidden) this.openPanel();
-      else this.closePanel();
+    const open = !this.panel.hidden;
+    if (open && (inConversation(this.state) || this.notice.pending() || this.idleOpen())) {
+      this.closePanel();
+    } else if (inConversation(this.state) || this.notice.pending()) {
+      this.openPanel();
+    } else {
+      this.handlers.start();
+    }
+  }
+
+  /** The panel was left open after a conversation ended or failed. */
+  private idleOpen(): boolean {
+    return this.state === "ended" || this.state === "error";
+  }
+
+  private keydown(event: KeyboardEvent): void {
+    if (event.key === "Escape") {
+      this.closePanel();
       return;
     }
-    this.handlers.start();
+    if (event.key !== "Tab") return;
+    // Focus stays in the open panel: past its last control it goes back to its first.
+    const controls = focusable(this.panel);
+    const first = controls[0];
+    const last = controls[controls.length - 1];
+    const current = this.root.activeElement;
+    if (event.shiftKey && current === first) {
+      event.preventDefault();
+      last?.focus();
+    } else if (!event.shiftKey && current === last) {
+      event.preventDefault();
+      first?.focus();
+    }
   }
 
   private openPanel(): void {
+    const wasHidden = this.panel.hidden;
     this.panel.hidden = false;
     this.launcher.setAttribute("aria-expanded", "true");
+    // Opened from the launcher, the panel takes focus; opened by a resumed call, it does not.
+    if (wasHidden && this.root.activeElement === this.launcher) {
+      requestAnimationFrame(() => {
+        if (this.root.activeElement === this.launcher || this.root.activeElement === null) {
+          (this.state === "ready" ? this.composer.input : focusable(this.panel)[0])?.focus();
+        }
+      });
+    }
   }
 
   private closePanel(): void {
-    if (this.answerNotice !== undefined) {
-      this.settleNotice(false);
+    if (this.notice.pending()) {
+      this.notice.decline();
       return;
     }
-    // The read-only notice goes with the panel: reopened, it shows the call's state.
-    this.clearNotice();
+    this.notice.clear();
+    this.callbackForm.close();
     this.panel.hidden = true;
     this.launcher.setAttribute("aria-expanded", "false");
     this.launcher.focus();
+    this.render();
   }
 }
 
-const inCall = (state: UiState) =>
-  state === "connecting" || state === "listening" || state === "speaking";
+/** A conversation is on (or connecting), in either mode. */
+const inConversation = (state: UiState) =>
+  state === "connecting" ||
+  state === "listening" ||
+  state === "speaking" ||
+  state === "ready" ||
+  state === "writing";
 
 function adoptStyles(root: ShadowRoot): void {
   if ("adoptedStyleSheets" in root && typeof CSSStyleSheet.prototype.replaceSync === "function") {
@@ -237,21 +316,4 @@ function adoptStyles(root: ShadowRoot): void {
   } else {
     root.append(element("style", {}, WIDGET_CSS));
   }
-}
-
-function element(tag: string, attributes: Record<string, string>, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-/** Black or white, whichever reads better on the site's colour (WCAG relative luminance). */
-export function readableOn(hex: string): string {
-  const channel = (i: number) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  return luminance > 0.179 ? "#111827" : "#ffffff";
 }
