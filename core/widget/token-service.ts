@@ -151,6 +151,7 @@ export class TokenService {
           site_id: site.site_id,
           voice: site.voice,
           language: site.language,
+          mode: "voice",
           ...kept,
           expiresInSeconds: EPHEMERAL_TOKEN_SECONDS,
         },
