@@ -2,7 +2,7 @@
  * `POST /v1/:siteId/token` with a `mode`: a voice session (the default) whose visitor is
  * transcribed, a text session that answers in text, and a callback session with no provider
  * session at all, which signs the "Talk to a person" form's lead and works without a voice
- * provider. Each records its mode on `session_start`.
+ * provider. Each records its mode on `session_start`; the widget's `session_end` carries it too.
  */
 import crypto from "node:crypto";
 import { expect } from "chai";
@@ -163,6 +163,19 @@ describe("the token's modes", function () {
       reason: "Wants to order a wedding cake",
     });
     expect(lead.status, JSON.stringify(lead.body)).to.equal(201);
+  });
+
+  it("keeps the mode the widget's session_end carries", async () => {
+    const res = await token(service, site, { mode: "text" }).expect(200);
+    const end = await signedPost(service, { ...site, ...res.body.data }, "/analytics/event", {
+      type: "session_end",
+      metadata: { mode: "text" },
+    });
+    expect(end.status, JSON.stringify(end.body)).to.equal(202);
+    await service.events.flush();
+    const events = await service.store.events.listUsage(site.siteId);
+    const ended = events.find((e) => e.type === "session_end");
+    expect(JSON.parse(ended!.metadata!)).to.include({ mode: "text" });
   });
 
   it("refuses a callback session when the site's lead capture is off", async () => {
