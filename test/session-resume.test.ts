@@ -48,8 +48,11 @@ describe("resuming a widget session", function () {
     await database?.drop();
   });
 
-  /** A new site in a workspace of its own, and a session minted by the token endpoint. */
-  async function siteWithSession(): Promise<typeof session> {
+  /**
+   * A new site in a workspace of its own (lead capture on), and a session minted by the token
+   * endpoint in `mode`.
+   */
+  async function siteWithSession(mode = "voice"): Promise<typeof session> {
     // An address of its own per test (a random one was shared by two tests now and then, whose
     // token calls then counted against one limit).
     visitorIp = `198.51.100.${(visitors += 1)}`;
@@ -62,15 +65,20 @@ describe("resuming a widget session", function () {
       business_name: "Resume Cafe",
       business_description: "",
       domain: `${siteId}.example`,
+      lead_capture: { enabled: true, fields: ["name", "email"] },
     });
     const token = await request(service.server)
       .post(`/v1/${siteId}/token`)
       .set("Origin", origin)
       .set("X-Forwarded-For", visitorIp)
-      .send({ page_url: `${origin}/` })
+      .send({ page_url: `${origin}/`, mode })
       .expect(200);
     return { siteId, workspaceId, origin, ...token.body.data };
   }
+
+  /** The session OpenAI was last asked to mint. */
+  const mintedSession = () =>
+    (openai.requests.at(-1)!.body as { session: Record<string, unknown> }).session;
 
   /** A signed POST from this test's visitor. */
   const signedPost = (...args: Parameters<typeof post>) =>
@@ -90,6 +98,7 @@ describe("resuming a widget session", function () {
     const data = res.body.data;
     expect(Object.keys(data).sort()).to.deep.equal([
       "ephemeral_token",
+      "mode",
       "provider",
       "session_expires_at",
       "session_id",
@@ -106,6 +115,48 @@ describe("resuming a widget session", function () {
       function_name: "scroll_to",
     });
     expect(event.status).to.equal(202);
+  });
+
+  it("answers a voice session when no mode is given", async () => {
+    const res = await signedPost(service, session, "/session/resume", {});
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.mode).to.equal("voice");
+    expect(mintedSession().output_modalities).to.equal(undefined);
+  });
+
+  it("resumes a text conversation as a text session", async () => {
+    const text = await siteWithSession("text");
+    const res = await signedPost(service, text, "/session/resume", { mode: "text" });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.mode).to.equal("text");
+    expect(mintedSession().output_modalities).to.deep.equal(["text"]);
+  });
+
+  it("switches a text conversation to voice, its visitor transcribed", async () => {
+    const text = await siteWithSession("text");
+    const res = await signedPost(service, text, "/session/resume", { mode: "voice" });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.mode).to.equal("voice");
+    const audio = mintedSession().audio as { input?: { transcription?: unknown } };
+    expect(audio.input?.transcription).to.deep.equal({
+      model: "gpt-4o-mini-transcribe",
+      language: "en",
+    });
+  });
+
+  it("gives a callback session a text conversation", async () => {
+    const callback = await siteWithSession("callback");
+    const res = await signedPost(service, callback, "/session/resume", { mode: "text" });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.ephemeral_token.value).to.match(/^ek_/);
+    expect(mintedSession().output_modalities).to.deep.equal(["text"]);
+  });
+
+  it("refuses to resume in callback mode, naming the field", async () => {
+    const res = await signedPost(service, session, "/session/resume", { mode: "callback" });
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal("invalid_request");
+    expect(res.body.error.details.field).to.equal("mode");
   });
 
   it("refuses a call without the session's signature, or from another origin", async () => {
@@ -164,7 +215,7 @@ describe("resuming a widget session", function () {
     expect(res.body.error.code).to.equal("invalid_signature");
   });
 
-  it("refuses a body that is not {page_url?}, naming the field", async () => {
+  it("refuses a body that is not {page_url?, mode?}, naming the field", async () => {
     const extra = await signedPost(service, session, "/session/resume", { resume: true });
     expect(extra.status).to.equal(400);
     expect(extra.body.error.code).to.equal("invalid_request");

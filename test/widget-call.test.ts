@@ -117,9 +117,7 @@ describe("a call through the widget", function () {
     const missingSection = await call.callFunction("scroll_to", { section_id: "nowhere" });
     expect(missingSection).to.have.property("error");
 
-    // The provider's session does not set audio.input.transcription yet: OpenAI would send
-    // no transcript of the visitor (issue 34's captions turn it on).
-    call.visitorSays("Do you have gnocchi?", { evenUnconfigured: true });
+    call.visitorSays("Do you have gnocchi?");
     await call.assistantSays("We do, alla sorrentina.");
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect(call.audioPacketsSent()).to.be.above(0);
@@ -177,9 +175,7 @@ describe("a call through the widget", function () {
     const { siteId } = harness;
     const { page, context, call } = await startCall();
     const before = (await storedSession(page, siteId))!.session_id;
-    // The provider's session does not set audio.input.transcription yet: OpenAI would send
-    // no transcript of the visitor (issue 34's captions turn it on).
-    call.visitorSays("Table for two tonight?", { evenUnconfigured: true });
+    call.visitorSays("Table for two tonight?");
     await page.waitForFunction(
       (key) => (sessionStorage.getItem(key) ?? "").includes("Table for two"),
       `service:session:${siteId}`,

@@ -29,12 +29,9 @@ describe("a callback request through the widget", function () {
     await waitUntil("the new call", () => harness.openai.calls.calls.length > calls);
     await call.opened;
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
-    // The session does not set audio.input.transcription yet (the captions will), so OpenAI
-    // would send no transcription: the widget's turns are played as if it did.
-    const unconfigured = { evenUnconfigured: true };
-    for (let n = 1; n <= 30; n++) call.visitorSays(`Line ${n}`, unconfigured);
-    call.visitorSays(LONG, unconfigured);
-    call.visitorSays("Can I talk to a person about my booking?", unconfigured);
+    for (let n = 1; n <= 30; n++) call.visitorSays(`Line ${n}`);
+    call.visitorSays(LONG);
+    call.visitorSays("Can I talk to a person about my booking?");
     await call.assistantSays("Of course. Someone can call you back.");
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     answer = (await call.callFunction("request_callback", {

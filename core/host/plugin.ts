@@ -127,6 +127,11 @@ export interface VoiceSessionRequest {
   /** The site's voice name, language and time zone. */
   voice: string;
   language: string;
+  /**
+   * How the visitor talks: `voice` speaks and hears (their speech is transcribed, for the
+   * widget's captions); `text` types and reads, so the session answers in text only.
+   */
+  mode: "voice" | "text";
   /** The resolved personality prompt. */
   instructions: string;
   tools: VoiceTool[];

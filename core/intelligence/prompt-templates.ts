@@ -69,6 +69,8 @@ export interface PromptData {
   lead_capture: { enabled: boolean; fields: string[]; fields_text: string };
   /** Whether the session offers search_site: the site's pages were indexed and hold passages. */
   knowledge: boolean;
+  /** Whether the visitor types and reads the answers (a text session) rather than speaking. */
+  text_mode: boolean;
   /**
    * Pages of the site's latest crawl (prompt.ts picks and caps them): the title (empty when the
    * page has none), the path and query, the description (empty when none). Empty without a crawl.

@@ -31,23 +31,26 @@ export function buildPersonalityPrompt(
     pages?: readonly PromptPageSource[];
     /** Whether the session offers search_site (the site's knowledge holds passages). */
     knowledge?: boolean;
+    /** Whether the visitor types and reads the answers (a text session) instead of speaking. */
+    textMode?: boolean;
   },
 ): string {
   const templates = options.templates ?? (defaultTemplates ??= loadPromptTemplates());
-  const data = promptData(site, options.now, options.pages, options.knowledge);
+  const data = promptData(site, options.now, options.pages, options.knowledge, options.textMode);
   if (!templates.industries.has(data.industry)) data.industry = FALLBACK_INDUSTRY;
   return tidy(templates.render(data.industry, data));
 }
 
 /**
- * The data the templates see for `site` at `now`, with the pages of its latest crawl and whether
- * its knowledge is searched (search_site).
+ * The data the templates see for `site` at `now`, with the pages of its latest crawl, whether
+ * its knowledge is searched (search_site) and whether the visitor types (a text session).
  */
 export function promptData(
   site: SiteConfig,
   now: Date,
   crawled: readonly PromptPageSource[] = [],
   knowledge = false,
+  textMode = false,
 ): PromptData {
   const time = formatLocalTime(now, site.timezone);
   const fields = site.lead_capture?.fields ?? [];
@@ -75,6 +78,7 @@ export function promptData(
       fields_text: listFormat.format(fields.map((f) => LEAD_FIELD_WORDS[f] ?? f)),
     },
     knowledge,
+    text_mode: textMode,
     pages: pages.listed,
     pages_more: pages.more,
   };

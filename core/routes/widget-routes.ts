@@ -20,6 +20,7 @@ import type { SiteService } from "../sites/site-service.ts";
 import { validateBody } from "../validation/schema-validator.ts";
 import type { LeadCapture } from "../types/generated/lead-create.ts";
 import type { TokenRequest } from "../types/generated/token-create.ts";
+import type { SessionResumption } from "../types/generated/session-resume.ts";
 import type { CallReport } from "../types/generated/session-call.ts";
 import type { Transcript } from "../types/generated/transcript-create.ts";
 import type { UsageEventBatch } from "../types/generated/usage-event-batch.ts";
@@ -145,11 +146,10 @@ export function widgetRoutes(
     requireOrigin(req, res, target.site);
     await consumeLimit(limit.tokenPerIp, req.ip ?? "unknown", res);
     await consumeLimit(limit.tokenPerSite, target.site.site_id, res);
-    const { page_url: pageUrl } = tokenBody(req.body);
     const answer = await parts.tokens.token(
       target,
       { ip: req.ip ?? "", userAgent: req.headers["user-agent"] ?? "" },
-      pageUrl,
+      validateBody<TokenRequest>("token-create", req.body ?? {}),
     );
     sendData(req, res, answer);
   });
@@ -160,8 +160,8 @@ export function widgetRoutes(
     const { session, body } = await signed(req, res, target);
     await consumeLimit(limit.tokenPerIp, req.ip ?? "unknown", res);
     await consumeLimit(limit.tokenPerSite, target.site.site_id, res);
-    const { page_url: pageUrl } = tokenBody(body);
-    sendData(req, res, await parts.tokens.resume(target, session, pageUrl));
+    const resumption = validateBody<SessionResumption>("session-resume", body ?? {});
+    sendData(req, res, await parts.tokens.resume(target, session, resumption));
   });
 
   router.post("/v1/:siteId/session/call", rawBody, async (req, res) => {
@@ -261,9 +261,4 @@ export function widgetRoutes(
 /** Whether a usage event body is the batch form: an object with `events`, whatever else it has. */
 function isBatch(body: unknown): boolean {
   return typeof body === "object" && body !== null && !Array.isArray(body) && "events" in body;
-}
-
-/** The token body (no body at all is an empty one), checked by its schema. */
-function tokenBody(body: unknown): TokenRequest {
-  return validateBody<TokenRequest>("token-create", body ?? {});
 }

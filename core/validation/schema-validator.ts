@@ -19,6 +19,7 @@ import usageEventBatchSchema from "../../schemas/usage-event-batch.schema.json" 
 import leadCreateSchema from "../../schemas/lead-create.schema.json" with { type: "json" };
 import transcriptCreateSchema from "../../schemas/transcript-create.schema.json" with { type: "json" };
 import tokenCreateSchema from "../../schemas/token-create.schema.json" with { type: "json" };
+import sessionResumeSchema from "../../schemas/session-resume.schema.json" with { type: "json" };
 import sessionCallSchema from "../../schemas/session-call.schema.json" with { type: "json" };
 import authSignupSchema from "../../schemas/auth-signup.schema.json" with { type: "json" };
 import authSigninSchema from "../../schemas/auth-signin.schema.json" with { type: "json" };
@@ -44,6 +45,7 @@ const schemas = {
   "lead-create": leadCreateSchema,
   "transcript-create": transcriptCreateSchema,
   "token-create": tokenCreateSchema,
+  "session-resume": sessionResumeSchema,
   "session-call": sessionCallSchema,
   "user-data-request": userDataRequestSchema,
   "workspace-invitation": workspaceInvitationSchema,

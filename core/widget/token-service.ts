@@ -1,14 +1,15 @@
 /**
  * `POST /v1/:siteId/token`: a voice-provider session for the site (its prompt with the pages of
  * its latest crawl, and its tools, scroll_to taking the crawled section ids, search_site when its
- * knowledge holds passages) and a widget session with its signing secret, the provider first, so
- * a failing provider leaves no session behind.
+ * knowledge holds passages), spoken or typed as the visitor's mode says, and a widget session
+ * with its signing secret, the provider first, so a failing provider leaves no session behind.
  */
 import type { Logger } from "pino";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { ControlledSession } from "../host/call-control.ts";
+import type { VoiceSessionRequest } from "../host/plugin.ts";
 import { buildPersonalityPrompt } from "../intelligence/prompt.ts";
 import type { KnowledgeReader } from "../intelligence/knowledge/knowledge-types.ts";
 import type { PromptTemplates } from "../intelligence/prompt-templates.ts";
@@ -16,6 +17,8 @@ import type { SessionView } from "../intelligence/site-intelligence-types.ts";
 import type { Settings } from "../settings.ts";
 import type { PublicSite, SiteConfig } from "../sites/site-types.ts";
 import type { SessionRow } from "../store/repos/sessions-repo.ts";
+import type { SessionResumption } from "../types/generated/session-resume.ts";
+import type { TokenRequest } from "../types/generated/token-create.ts";
 import { messageOf } from "../util/message-of.ts";
 import { SESSION_MAX_MS, type SessionService, type Visitor } from "./session-service.ts";
 import { voiceProviderConfig } from "./voice-provider-config.ts";
@@ -49,21 +52,35 @@ export class TokenService {
     this.now = parts.now ?? Date.now;
   }
 
-  /** A provider session, then a widget session and its `session_start` usage event. */
-  async token(target: PublicSite, visitor: Visitor, pageUrl?: string) {
+  /**
+   * A provider session in the visitor's mode, then a widget session and its `session_start`
+   * usage event. A callback session (the "Talk to a person" form) signs a lead and nothing else,
+   * so it asks the provider for nothing and is answered without one; it is refused on a site
+   * that takes no leads.
+   */
+  async token(target: PublicSite, visitor: Visitor, request: TokenRequest) {
     const { site } = target;
-    const { voice, kept } = await this.providerSession(site, await this.crawled(site, pageUrl));
+    const { page_url: pageUrl, mode = "voice" } = request;
+    if (mode === "callback" && !site.lead_capture.enabled) {
+      throw errors.validationFailed("This site takes no leads: its lead capture is off", {
+        field: "mode",
+      });
+    }
+    const provider =
+      mode === "callback"
+        ? undefined
+        : await this.providerSession(site, mode, await this.crawled(site, pageUrl));
     const { session, signingSecret } = await this.parts.sessions.create(
       { site_id: site.site_id, workspace_id: target.workspaceId },
       visitor,
       pageUrl,
-      kept,
+      provider?.kept,
     );
     await this.parts.events.recordUsage({
       site_id: site.site_id,
       session_id: session.id,
       type: "session_start",
-      metadata: { session_id: session.id },
+      metadata: { session_id: session.id, mode },
       client_event_id: `session_start:${session.id}`,
     });
     return {
@@ -72,22 +89,30 @@ export class TokenService {
       // What the visitor quotes to ask the business for their data (the privacy notice shows it).
       user_fingerprint: session.user_fingerprint,
       session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
-      ...voice,
+      mode,
+      ...provider?.voice,
     };
   }
 
   /**
    * A new provider session for a widget session that goes on (`POST /v1/:siteId/session/resume`,
-   * signed): after a refresh, on another page of the site, or after a lost connection. The
-   * session, its secret and its usage stay as they were.
+   * signed): after a refresh, on another page of the site, or after a lost connection, in the
+   * mode asked for (a callback session may become a conversation). The session, its secret and
+   * its usage stay as they were.
    */
-  async resume(target: PublicSite, session: SessionRow, pageUrl?: string) {
+  async resume(target: PublicSite, session: SessionRow, request: SessionResumption) {
     const { site } = target;
-    const { voice, kept } = await this.providerSession(site, await this.crawled(site, pageUrl));
+    const { page_url: pageUrl, mode = "voice" } = request;
+    const { voice, kept } = await this.providerSession(
+      site,
+      mode,
+      await this.crawled(site, pageUrl),
+    );
     await this.parts.sessions.keepProviderSession(session.id, kept);
     return {
       session_id: session.id,
       session_expires_at: new Date(session.created_at + SESSION_MAX_MS).toISOString(),
+      mode,
       ...voice,
     };
   }
@@ -120,7 +145,11 @@ export class TokenService {
     return { ...view, knowledge };
   }
 
-  private async providerSession(site: SiteConfig, crawled: Crawled) {
+  private async providerSession(
+    site: SiteConfig,
+    mode: VoiceSessionRequest["mode"],
+    crawled: Crawled,
+  ) {
     const { type, config } = voiceProviderConfig(this.parts.settings);
     if (this.parts.plugins.find("voice-provider", type) === undefined) {
       throw errors.serviceUnavailable(`No voice-provider plugin "${type}" is installed`);
@@ -138,6 +167,7 @@ export class TokenService {
         templates: this.parts.templates,
         pages: crawled.pages,
         knowledge: crawled.knowledge,
+        textMode: mode === "text",
       }),
       tools: buildVoiceTools(site, {
         sectionIds: crawled.sectionIds,
@@ -151,6 +181,7 @@ export class TokenService {
           site_id: site.site_id,
           voice: site.voice,
           language: site.language,
+          mode,
           ...kept,
           expiresInSeconds: EPHEMERAL_TOKEN_SECONDS,
         },

@@ -95,7 +95,7 @@ export class OpenAiProvider implements VoiceProvider {
         type: "realtime",
         model: this.#model,
         instructions: request.instructions,
-        audio: { output: { voice: request.voice } },
+        ...sessionMode(request),
         tools: request.tools,
       },
     };
@@ -239,6 +239,24 @@ export class OpenAiProvider implements VoiceProvider {
     const key = this.#apiKey;
     return key === undefined ? message : message.split(key).join("[redacted]");
   }
+}
+
+/** The model that writes down what the visitor says, for the widget's captions. */
+export const TRANSCRIPTION_MODEL = "gpt-4o-mini-transcribe";
+
+/**
+ * What the session's mode sets. A voice session has its visitor's speech transcribed (off unless
+ * asked for), in the site's language when it has an ISO 639-1 code, which is all OpenAI takes
+ * (else OpenAI detects it). A text session answers in text only and transcribes nothing; its
+ * voice is still sent, so every session names the site's voice as Sitevoice always has.
+ */
+function sessionMode(request: VoiceSessionRequest) {
+  const output = { voice: request.voice };
+  if (request.mode === "text") return { output_modalities: ["text"], audio: { output } };
+  const primary = request.language.split("-")[0]!;
+  const language = /^[a-z]{2}$/.test(primary) ? { language: primary } : {};
+  const transcription = { model: TRANSCRIPTION_MODEL, ...language };
+  return { audio: { input: { transcription }, output } };
 }
 
 /** The signal of a caller that gave none. */

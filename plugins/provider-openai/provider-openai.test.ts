@@ -94,7 +94,10 @@ describe("provider-openai", () => {
         type: "realtime",
         model: "gpt-realtime-mini",
         instructions: request.instructions,
-        audio: { output: { voice: "shimmer" } },
+        audio: {
+          input: { transcription: { model: "gpt-4o-mini-transcribe", language: "en" } },
+          output: { voice: "shimmer" },
+        },
         tools: request.tools,
       },
     });
@@ -105,6 +108,50 @@ describe("provider-openai", () => {
       "request_callback",
       "scroll_to",
     ]);
+  });
+
+  it("transcribes a voice session's visitor in the site language's primary subtag", async () => {
+    await (
+      await provider()
+    ).createSession(sessionRequest({ language: "de-DE" }), {
+      signal: signal(),
+    });
+    const { session } = standin.requests[0]?.body as { session: Record<string, unknown> };
+    expect(session.audio).to.deep.equal({
+      input: { transcription: { model: "gpt-4o-mini-transcribe", language: "de" } },
+      output: { voice: "shimmer" },
+    });
+  });
+
+  it("leaves the transcription's language to OpenAI for a tag without an ISO 639-1 code", async () => {
+    await (
+      await provider()
+    ).createSession(sessionRequest({ language: "fil-PH" }), {
+      signal: signal(),
+    });
+    const { session } = standin.requests[0]?.body as { session: Record<string, unknown> };
+    expect(session.audio).to.deep.equal({
+      input: { transcription: { model: "gpt-4o-mini-transcribe" } },
+      output: { voice: "shimmer" },
+    });
+  });
+
+  it("asks a text session for text output only, without input transcription", async () => {
+    const request = sessionRequest({ mode: "text" });
+    await (await provider()).createSession(request, { signal: signal() });
+    const [recorded] = standin.requests;
+    expect(recorded?.status).to.equal(200);
+    expect(recorded?.body).to.deep.equal({
+      expires_after: { anchor: "created_at", seconds: 60 },
+      session: {
+        type: "realtime",
+        model: "gpt-realtime",
+        instructions: request.instructions,
+        output_modalities: ["text"],
+        audio: { output: { voice: "shimmer" } },
+        tools: request.tools,
+      },
+    });
   });
 
   it("keeps a base URL's trailing slash out of both URLs", async () => {

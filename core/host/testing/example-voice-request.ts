@@ -15,6 +15,7 @@ export function exampleVoiceSessionRequest(
     site_id: site.site_id,
     voice: site.voice,
     language: site.language,
+    mode: "voice",
     instructions: `You are the voice assistant of ${site.business_name}. ${site.personality}`,
     tools: buildVoiceTools(site, { sectionIds: ["services", "contact"] }),
     expiresInSeconds: 60,

@@ -13,4 +13,8 @@ export interface TokenRequest {
    * The page the visitor starts the conversation on.
    */
   page_url?: PageUrl;
+  /**
+   * How the visitor talks: `voice` speaks and hears; `text` types and reads (a provider session that answers in text); `callback` only sends the "Talk to a person" form, so the session has no provider session and is refused when the site's lead capture is off.
+   */
+  mode?: "voice" | "text" | "callback";
 }
