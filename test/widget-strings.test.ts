@@ -54,9 +54,9 @@ describe("the widget in the site's language", function () {
       "Mit dem Sprachassistenten von Trattoria Test sprechen",
     );
     expect(await textOf(page, `${NOTICE} p:first-child`)).to.equal(
-      "Um mit dem Assistenten von Trattoria Test zu sprechen, erlauben Sie Ihr Mikrofon. Was Sie " +
-        "sagen, wird transkribiert und vom Unternehmen und seinem KI-Anbieter verarbeitet, um " +
-        "Ihnen zu antworten; Audio wird nicht aufgezeichnet.",
+      "Was Sie dem Assistenten von Trattoria Test sagen oder schreiben, wird vom Unternehmen und " +
+        "seinem KI-Anbieter verarbeitet, um Ihnen zu antworten; Gesprochenes wird transkribiert, " +
+        "Audio wird nicht aufgezeichnet. Zum Sprechen brauchen Sie Ihr Mikrofon.",
     );
     expect(await textOf(page, `${NOTICE} button.primary`)).to.equal("Gespräch starten");
     expect(await textOf(page, `${NOTICE} button.secondary`)).to.equal("Nicht jetzt");
@@ -93,7 +93,7 @@ describe("the widget in the site's language", function () {
       await page.locator(`${STATUS}.error`).waitFor();
       expect(await textOf(page, STATUS)).to.equal(
         "Ihr Browser hat das Mikrofon nicht erlaubt. Erlauben Sie es für diese Website (das " +
-          "Symbol in der Adressleiste), um mit dem Assistenten zu sprechen.",
+          "Symbol in der Adressleiste), um zu sprechen, oder schreiben Sie Ihre Frage.",
       );
     } finally {
       await denied.close();

@@ -63,6 +63,28 @@ describe("appearance.strings", () => {
     );
   });
 
+  it("refuses a looked_up without {what}, where what the assistant looked up goes", () => {
+    const error = expectInvalid(
+      "site",
+      site({ looked_up: "Looked something up" }),
+      "appearance.strings.looked_up",
+    );
+    expect(error.message).to.equal(
+      "appearance.strings.looked_up must contain {what}, where what the assistant looked up goes",
+    );
+  });
+
+  it("refuses a searched_site without {what}, where the search's words go", () => {
+    const error = expectInvalid(
+      "site",
+      site({ searched_site: "Searched the site" }),
+      "appearance.strings.searched_site",
+    );
+    expect(error.message).to.equal(
+      "appearance.strings.searched_site must contain {what}, where the search's words go",
+    );
+  });
+
   it("accepts the same overrides in a patch", () => {
     const patch = { appearance: { strings: { start: "Los" } } };
     expect(validateBody("site-patch", patch)).to.deep.equal(patch);

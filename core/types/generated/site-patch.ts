@@ -149,9 +149,21 @@ export interface SitePatchRequest {
        */
       error?: string;
       /**
-       * The message when the browser did not allow the microphone.
+       * The message when the browser did not allow the microphone; it offers typing instead.
        */
       microphone_refused?: string;
+      /**
+       * The message when the browser finds no microphone; it offers typing instead.
+       */
+      no_microphone?: string;
+      /**
+       * The message when the page is not served over https, where browsers give no microphone; it offers typing instead.
+       */
+      insecure?: string;
+      /**
+       * The message when the voice connection could not be made; it offers typing instead.
+       */
+      voice_failed?: string;
       /**
        * The message when the voice provider is unavailable.
        */
@@ -168,6 +180,114 @@ export interface SitePatchRequest {
        * The message when the connection was lost twice.
        */
       lost?: string;
+      /**
+       * The title over the captions, the conversation written out.
+       */
+      captions?: string;
+      /**
+       * The captions' label of what the visitor said or typed.
+       */
+      you?: string;
+      /**
+       * The captions' label of what the assistant said or wrote.
+       */
+      assistant?: string;
+      /**
+       * The captions' line when the assistant looked something up in the site's data; what it looked up (a collection) goes where {what} is.
+       */
+      looked_up?: string;
+      /**
+       * The captions' line when the assistant searched the site; the search's words go where {what} is.
+       */
+      searched_site?: string;
+      /**
+       * The captions' line when the assistant passed the visitor's details on to the business.
+       */
+      sent_details?: string;
+      /**
+       * The button that hides the captions.
+       */
+      hide_captions?: string;
+      /**
+       * The button that shows the captions again.
+       */
+      show_captions?: string;
+      /**
+       * The typing field's placeholder and its label for screen readers.
+       */
+      message?: string;
+      /**
+       * The button that sends what the visitor typed.
+       */
+      send?: string;
+      /**
+       * The button that leaves talking for typing.
+       */
+      type_instead?: string;
+      /**
+       * The state once the visitor can type.
+       */
+      typing_ready?: string;
+      /**
+       * The state while the assistant writes its answer.
+       */
+      writing?: string;
+      /**
+       * The button that mutes the microphone during a call.
+       */
+      mute?: string;
+      /**
+       * The state while the microphone is muted.
+       */
+      muted?: string;
+      /**
+       * The button that ends a typed conversation.
+       */
+      end_chat?: string;
+      /**
+       * The button that opens the form asking the business to call or write back.
+       */
+      person?: string;
+      /**
+       * The call-back form's first line. {business} is replaced by the business name.
+       */
+      callback_intro?: string;
+      /**
+       * The call-back form's name field.
+       */
+      name?: string;
+      /**
+       * The call-back form's phone field.
+       */
+      phone?: string;
+      /**
+       * The call-back form's email field.
+       */
+      email?: string;
+      /**
+       * The call-back form's field for what it is about.
+       */
+      reason?: string;
+      /**
+       * The call-back form's button that sends it.
+       */
+      send_callback?: string;
+      /**
+       * The call-back form's button that closes it without sending.
+       */
+      cancel?: string;
+      /**
+       * The call-back form's message when the name, or both the phone and the email, are missing.
+       */
+      callback_missing?: string;
+      /**
+       * The message once the call-back request was sent. {business} is replaced by the business name.
+       */
+      callback_sent?: string;
+      /**
+       * The message when the call-back request could not be sent.
+       */
+      callback_failed?: string;
     };
   };
   /**
