@@ -90,6 +90,7 @@ describe("the visitor ID in the widget's privacy notice", function () {
       expect(await page.locator(PRIVACY).isVisible()).to.equal(false);
       expect(await page.locator(`${NOTICE} button`).allTextContents()).to.deep.equal([
         "Start talking",
+        "Type instead",
         "Not now",
       ]);
 

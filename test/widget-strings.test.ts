@@ -59,7 +59,7 @@ describe("the widget in the site's language", function () {
         "Audio wird nicht aufgezeichnet. Zum Sprechen brauchen Sie Ihr Mikrofon.",
     );
     expect(await textOf(page, `${NOTICE} button.primary`)).to.equal("Gespräch starten");
-    expect(await textOf(page, `${NOTICE} button.secondary`)).to.equal("Nicht jetzt");
+    expect(await textOf(page, `${NOTICE} button.decline`)).to.equal("Nicht jetzt");
     expect(await page.locator(`${PANEL} button.close`).getAttribute("aria-label")).to.equal(
       "Schließen",
     );
@@ -111,17 +111,14 @@ describe("the widget in the site's language", function () {
       title: panel.querySelector(".head span")!.getBoundingClientRect().toJSON() as DOMRect,
       close: panel.querySelector(".close")!.getBoundingClientRect().toJSON() as DOMRect,
       start: panel.querySelector(".notice .primary")!.getBoundingClientRect().toJSON() as DOMRect,
-      notNow: panel
-        .querySelector(".notice .secondary")!
-        .getBoundingClientRect()
-        .toJSON() as DOMRect,
+      second: panel.querySelector(".notice .typing")!.getBoundingClientRect().toJSON() as DOMRect,
     }));
     expect(layout.direction).to.equal("rtl");
     // The close button at the start of a right-to-left line: the left, the title on the right.
     expect(layout.close.right).to.be.at.most(layout.title.left);
     expect(layout.title.right).to.be.above(layout.panel.right - 30);
     // The first button at the right, the second to its left.
-    expect(layout.notNow.right).to.be.at.most(layout.start.left);
+    expect(layout.second.right).to.be.at.most(layout.start.left);
     expect(await textOf(page, `${NOTICE} button.primary`)).to.equal("ابدأ التحدث");
     await context.close();
   });
@@ -138,7 +135,7 @@ describe("the widget in the site's language", function () {
       appearance: { strings: { start: "Jetzt fragen", launcher: "Fragen Sie {business}" } },
     });
     expect(await textOf(page, `${NOTICE} button.primary`)).to.equal("Jetzt fragen");
-    expect(await textOf(page, `${NOTICE} button.secondary`)).to.equal("Nicht jetzt");
+    expect(await textOf(page, `${NOTICE} button.decline`)).to.equal("Nicht jetzt");
     expect(await page.locator(LAUNCHER).getAttribute("aria-label")).to.equal(
       "Fragen Sie Trattoria Test",
     );

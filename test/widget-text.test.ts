@@ -196,11 +196,16 @@ describe("captions, typing and text conversations in the widget", function () {
     call.assistantWrites("Thank you, Ada.");
     await page.locator(`${CAPTIONS} .assistant`).waitFor();
     await page.locator("sitevoice-widget button.hangup", { hasText: "End conversation" }).click();
-    await page.waitForFunction(() => sessionStorage.length === 0);
-    await service.events.flush();
-    const usage = (await service.store.events.listUsage(siteId)).filter(
-      (row) => row.session_id === sessionId,
+    const usageOfSession = async () => {
+      await service.events.flush();
+      return (await service.store.events.listUsage(siteId)).filter(
+        (row) => row.session_id === sessionId,
+      );
+    };
+    await waitUntil("the session's end", async () =>
+      (await usageOfSession()).some((row) => row.type === "session_end"),
     );
+    const usage = await usageOfSession();
     const modeOf = (type: string) =>
       usage
         .filter((row) => row.type === type)

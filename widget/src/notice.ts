@@ -26,8 +26,8 @@ export class Notice {
   ask(): Promise<Mode | undefined> {
     this.fill(
       button("primary", this.text.start, () => this.settle("voice")),
-      button("secondary", this.text.type_instead, () => this.settle("text")),
-      button("secondary", this.text.not_now, () => this.settle(undefined)),
+      button("secondary typing", this.text.type_instead, () => this.settle("text")),
+      button("secondary decline", this.text.not_now, () => this.settle(undefined)),
     );
     return new Promise((resolve) => (this.answer = resolve));
   }

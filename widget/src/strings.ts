@@ -5,10 +5,11 @@
  * come with its config, so a page loads one language, not all of them.
  *
  * To add a string: add its key here, the same key to `appearance.strings` in
- * schemas/site.schema.json (a test keeps the two equal), and its translations where known. To add
- * a language: a table in core/widget/translations/, listed in core/widget/widget-strings.ts.
- * `{business}` is replaced by the site's business name, `{id}` by the visitor's ID, `{what}` by what the
- * agent looked up (a collection, a search's words).
+ * schemas/site.schema.json (a test keeps the two equal), and its translation to every table (a
+ * test checks each has every key). To add a language: a table in core/widget/translations/,
+ * listed in core/widget/widget-strings.ts. `{business}` is replaced by the site's business name,
+ * `{id}` by the visitor's ID, `{what}` by what the agent looked up (a collection, a search's
+ * words).
  */
 export const ENGLISH = {
   launcher: "Talk to {business}'s voice assistant",

@@ -237,19 +237,9 @@ export class WidgetUi {
   }
 
   private pressLauncher(): void {
-    const open = !this.panel.hidden;
-    if (open && (inConversation(this.state) || this.notice.pending() || this.idleOpen())) {
-      this.closePanel();
-    } else if (inConversation(this.state) || this.notice.pending()) {
-      this.openPanel();
-    } else {
-      this.handlers.start();
-    }
-  }
-
-  /** The panel was left open after a conversation ended or failed. */
-  private idleOpen(): boolean {
-    return this.state === "ended" || this.state === "error";
+    if (!inConversation(this.state) && !this.notice.pending()) this.handlers.start();
+    else if (this.panel.hidden) this.openPanel();
+    else this.closePanel();
   }
 
   private keydown(event: KeyboardEvent): void {
