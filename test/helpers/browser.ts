@@ -27,8 +27,11 @@ const BASE_FLAGS = [
 const FAKE_MICROPHONE = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"];
 
 export interface LaunchOptions {
-  /** "granted" (the default): a fake microphone, allowed; "denied": the request is refused. */
-  microphone?: "granted" | "denied";
+  /**
+   * "granted" (the default): a fake microphone, allowed; "denied": the request is refused;
+   * "absent": allowed, but there is no microphone to give.
+   */
+  microphone?: "granted" | "denied" | "absent";
 }
 
 export function chromiumAvailable(): boolean {
@@ -36,10 +39,12 @@ export function chromiumAvailable(): boolean {
 }
 
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const args =
-    options.microphone === "denied"
-      ? [...BASE_FLAGS, "--use-fake-device-for-media-stream", "--deny-permission-prompts"]
-      : [...BASE_FLAGS, ...FAKE_MICROPHONE];
+  const microphone = {
+    granted: FAKE_MICROPHONE,
+    denied: ["--use-fake-device-for-media-stream", "--deny-permission-prompts"],
+    absent: ["--use-fake-ui-for-media-stream"],
+  }[options.microphone ?? "granted"];
+  const args = [...BASE_FLAGS, ...microphone];
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 

@@ -151,11 +151,14 @@ function siteFields(siteId: string, page: PageServer) {
   };
 }
 
-/** A page in a fresh context (empty storage) as a visitor from an address of its own. */
+/**
+ * A page in a fresh context (empty storage) as a visitor from an address of its own; `init` runs
+ * in the page before its scripts.
+ */
 export async function openPage(
   browser: Browser,
   url: string,
-  options: { ip?: string } = {},
+  options: { ip?: string; init?: () => void } = {},
 ): Promise<OpenedPage> {
   const context = await browser.newContext();
   // Added below the page (CORS never sees it), as a proxy in front of the service would.
@@ -177,6 +180,7 @@ export async function openPage(
       ).detail;
     });
   });
+  if (options.init !== undefined) await page.addInitScript(options.init);
   await page.goto(url);
   return {
     context,
