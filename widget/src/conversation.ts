@@ -12,33 +12,36 @@
  * the page goes); the session stays open for the next page to resume, and if none does, the
  * service ends it once it has been idle for 30 minutes.
  */
-import { ApiError, type Api, type Signer } from "./api.ts";
-import { CallError, VoiceCall, type CallHandlers, type FunctionCall } from "./call.ts";
+import { AgentFunctions } from "./agent-functions.ts";
+import { ApiError, type Api } from "./api.ts";
+import { CallError, VoiceCall, type CallHandlers } from "./call.ts";
 import type { CallbackFields } from "./callback-form.ts";
+import { openMicrophone, stopMicrophone } from "./microphone.ts";
 import { acceptNotice, choices, choose, clearSession, noticeAccepted } from "./storage.ts";
 import { saveSession } from "./storage.ts";
-import { runTool, toolNote } from "./tools.ts";
 import type { StringKey } from "./strings.ts";
-import { sendTurns } from "./turn-batches.ts";
-import type { CrawledPage, Mode, ProviderSession, StoredSession, Turn } from "./types.ts";
-import type { WidgetConfig } from "./types.ts";
+import { newStoredSession, reportEnd, sendTurns } from "./session-report.ts";
+import type { Mode, ProviderSession, StoredSession, Turn, WidgetConfig } from "./types.ts";
 import type { WidgetUi } from "./ui.ts";
 
 export class Conversation {
   private session: StoredSession | undefined;
   private call: VoiceCall | undefined;
   private microphone: MediaStream | undefined;
-  private pages: Promise<CrawledPage[]> | undefined;
   private reconnected = false;
   private busy = false;
   /** What the visitor typed while the text conversation was connecting. */
   private unsaid: string[] = [];
 
+  private readonly functions: AgentFunctions;
+
   constructor(
     private readonly api: Api,
     private readonly config: WidgetConfig,
     private readonly ui: WidgetUi,
-  ) {}
+  ) {
+    this.functions = new AgentFunctions(api, ui, (turn) => this.record(turn));
+  }
 
   /**
    * The launcher was pressed: the notice if not yet accepted, then the way the visitor chose (or
@@ -112,6 +115,39 @@ export class Conversation {
     }
   }
 
+  /**
+   * "Start talking" in the panel: a voice call, or the text conversation that is on goes on
+   * aloud (the same session, resumed in voice). Without a microphone it stays in text.
+   */
+  async talk(): Promise<void> {
+    const session = this.session;
+    if (this.busy || session?.mode === "voice") return;
+    if (session === undefined) {
+      if ((await this.chosenMode("voice")) === "voice") await this.startVoice();
+      return;
+    }
+    this.busy = true;
+    try {
+      const microphone = await openMicrophone();
+      if (typeof microphone === "string") {
+        this.ui.show("ready", microphone, "text");
+        return;
+      }
+      this.call?.close();
+      this.microphone = microphone;
+      session.mode = "voice";
+      choose(this.config.site_id, { mode: "voice" });
+      this.save();
+      this.ui.show("connecting", undefined, "voice");
+      await this.connect(await this.api.resume(session, pageUrl(), "voice"));
+    } catch (error) {
+      await this.finish();
+      this.ui.show("error", explain(error));
+    } finally {
+      this.busy = false;
+    }
+  }
+
   mute(muted: boolean): void {
     this.call?.mute(muted);
   }
@@ -128,33 +164,8 @@ export class Conversation {
    * "Talk to a person" from the panel: the same callback request as the agent's, signed by the
    * conversation's session, or by a session of its own (no provider) when none is on.
    */
-  async callback(fields: CallbackFields): Promise<boolean> {
-    const session = this.session;
-    let signer: Signer;
-    try {
-      signer = session ?? (await this.api.callbackSession(pageUrl()));
-    } catch {
-      return false;
-    }
-    const call = { call_id: `form-${Date.now().toString(36)}`, name: "request_callback" };
-    const answer = (await runTool(
-      { ...call, arguments: { ...fields } },
-      {
-        api: this.api,
-        signer,
-        pages: () => Promise.resolve([]),
-        navigate: () => undefined,
-        turns: () => session?.turns ?? [],
-      },
-    )) as { requested?: boolean };
-    if (session === undefined) {
-      // The form's own session ends with its request.
-      const metadata = { session_id: signer.session_id, function_calls: 0, mode: "callback" };
-      this.api
-        .signed(signer, "analytics/event", { type: "session_end", metadata })
-        .catch(() => undefined);
-    }
-    return answer.requested === true;
+  callback(fields: CallbackFields): Promise<boolean> {
+    return this.functions.requestCallback(this.session, fields, pageUrl());
   }
 
   /** The page is going away: what is unsent leaves now; the session waits for the next page. */
@@ -179,10 +190,6 @@ export class Conversation {
   }
 
   private async startVoice(): Promise<void> {
-    if (!isSecureContext) {
-      this.ui.offerTyping("insecure");
-      return;
-    }
     this.busy = true;
     try {
       this.ui.captions.clear();
@@ -206,17 +213,7 @@ export class Conversation {
       this.unsaid = [];
       return undefined;
     }
-    this.session = {
-      session_id: token.session_id,
-      mode,
-      signing_secret: token.signing_secret,
-      expires_at: token.session_expires_at,
-      page_url: pageUrl(),
-      started_at: Date.now(),
-      turns: [],
-      sent: 0,
-      function_calls: 0,
-    };
+    this.session = newStoredSession(token, mode, pageUrl());
     this.save();
     return token;
   }
@@ -224,7 +221,7 @@ export class Conversation {
   private async connect(provider: ProviderSession): Promise<void> {
     const history = this.session?.turns ?? [];
     // Read once per conversation on this page (not per page view), while the call connects.
-    void this.crawledPages();
+    void this.functions.crawledPages();
     try {
       this.call = await VoiceCall.connect(provider, this.microphone, this.handlers(), history);
       // The service keeps the provider's call with the session, and controls it from its side.
@@ -256,46 +253,9 @@ export class Conversation {
     return {
       state: (state) => this.ui.show(state),
       turn: (turn) => this.record(turn),
-      functionCall: (call) => this.runFunction(call),
+      functionCall: (call) => this.functions.run(this.session, call),
       lost: () => void this.lost(),
     };
-  }
-
-  private async runFunction(call: FunctionCall): Promise<unknown> {
-    const session = this.session;
-    if (session === undefined) return { error: "The conversation has ended" };
-    session.function_calls += 1;
-    this.record({
-      role: "function",
-      name: call.name,
-      arguments: call.arguments,
-      at: new Date().toISOString(),
-    });
-    const note = toolNote(call, this.ui.text);
-    if (note !== undefined) this.ui.captions.note(note);
-    // The call's id keeps each event its own: the service counts a repeated one once. A site
-    // search is counted by the service as it answers it.
-    if (call.name !== "search_site") {
-      const event = {
-        type: "function_call",
-        function_name: call.name,
-        metadata: { client_event_id: call.call_id },
-      };
-      this.api.signed(session, "analytics/event", event).catch(() => undefined);
-    }
-    return runTool(call, {
-      api: this.api,
-      signer: session,
-      pages: () => this.crawledPages(),
-      navigate: (url) => location.assign(url),
-      turns: () => session.turns,
-    });
-  }
-
-  /** The crawled pages and their sections (site intelligence); none when it cannot be read. */
-  private crawledPages(): Promise<CrawledPage[]> {
-    this.pages ??= this.api.pages().catch(() => []);
-    return this.pages;
   }
 
   private async lost(): Promise<void> {
@@ -334,19 +294,11 @@ export class Conversation {
     this.session = undefined;
     this.reconnected = false;
     clearSession(this.config.site_id);
-    if (session === undefined) return;
-    await this.flushTurns(false, session);
-    const metadata = {
-      session_id: session.session_id,
-      function_calls: session.function_calls,
-      mode: session.mode,
-    };
-    await this.api
-      .signed(session, "analytics/event", { type: "session_end", metadata })
-      .catch(() => undefined);
+    if (session !== undefined) await reportEnd(this.api, session);
   }
 
-  private flushTurns(unloading = false, session = this.session): Promise<boolean> {
+  private flushTurns(unloading = false): Promise<boolean> {
+    const session = this.session;
     if (session === undefined) return Promise.resolve(true);
     return sendTurns(this.api, session, unloading, () => {
       if (session === this.session) this.save();
@@ -355,21 +307,17 @@ export class Conversation {
 
   /** The microphone, or false with the reason shown and typing offered. */
   private async openMicrophone(): Promise<boolean> {
-    try {
-      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
-      return true;
-    } catch (error) {
-      const name = (error as Error | undefined)?.name;
-      const absent = name === "NotFoundError" || name === "OverconstrainedError";
-      this.ui.offerTyping(
-        absent || !navigator.mediaDevices ? "no_microphone" : "microphone_refused",
-      );
+    const microphone = await openMicrophone();
+    if (typeof microphone === "string") {
+      this.ui.offerTyping(microphone);
       return false;
     }
+    this.microphone = microphone;
+    return true;
   }
 
   private stopMicrophone(): void {
-    for (const track of this.microphone?.getTracks() ?? []) track.stop();
+    stopMicrophone(this.microphone);
     this.microphone = undefined;
   }
 

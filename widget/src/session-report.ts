@@ -1,10 +1,11 @@
 /**
- * The transcript's way to the service: the turns it has not confirmed, in batches a keepalive
- * request can carry (its body must stay under 64 KiB). A resent batch is the same signed body,
- * which the service keeps once.
+ * A conversation's session as the tab keeps it and the service hears of it: its record from the
+ * token's answer, the transcript's turns the service has not confirmed (in batches a keepalive
+ * request can carry: its body must stay under 64 KiB; a resent batch is the same signed body,
+ * which the service keeps once), and its end.
  */
 import type { Api, Signer } from "./api.ts";
-import type { StoredSession, Turn } from "./types.ts";
+import type { Mode, StoredSession, TokenAnswer, Turn } from "./types.ts";
 
 const BATCH_CHARS = 40_000;
 const BATCH_TURNS = 500;
@@ -36,6 +37,34 @@ export async function sendTurns(
     saved();
   }
   return true;
+}
+
+/** A new conversation's record, from the token's answer. */
+export function newStoredSession(token: TokenAnswer, mode: Mode, pageUrl: string): StoredSession {
+  return {
+    session_id: token.session_id,
+    mode,
+    signing_secret: token.signing_secret,
+    expires_at: token.session_expires_at,
+    page_url: pageUrl,
+    started_at: Date.now(),
+    turns: [],
+    sent: 0,
+    function_calls: 0,
+  };
+}
+
+/** The end: the turns not yet sent, then `session_end` with the mode and the function calls. */
+export async function reportEnd(api: Api, session: StoredSession): Promise<void> {
+  await sendTurns(api, session, false, () => undefined);
+  const metadata = {
+    session_id: session.session_id,
+    function_calls: session.function_calls,
+    mode: session.mode,
+  };
+  await api
+    .signed(session, "analytics/event", { type: "session_end", metadata })
+    .catch(() => undefined);
 }
 
 /** Turns from `from`, as many as fit one keepalive body (at least one). */
