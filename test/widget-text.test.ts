@@ -54,22 +54,26 @@ describe("captions, typing and text conversations in the widget", function () {
     return call;
   }
 
-  /** A page that counts the widget's microphone requests. */
+  /** A page that counts the widget's microphone requests, on every load. */
   async function visit(browser: Browser): Promise<OpenedPage> {
-    const opened = await openPage(browser, `${harness.site.origin}/`);
-    await opened.page.evaluate(() => {
-      const media = navigator.mediaDevices;
-      const ask = media.getUserMedia.bind(media);
-      const counted = window as unknown as { microphoneAsked: number };
-      counted.microphoneAsked = 0;
-      media.getUserMedia = (constraints) => {
-        counted.microphoneAsked += 1;
-        return ask(constraints);
-      };
+    const opened = await openPage(browser, `${harness.site.origin}/`, {
+      init: () => {
+        const media = navigator.mediaDevices;
+        const ask = media.getUserMedia.bind(media);
+        const counted = window as unknown as { microphoneAsked: number };
+        counted.microphoneAsked = 0;
+        media.getUserMedia = (constraints) => {
+          counted.microphoneAsked += 1;
+          return ask(constraints);
+        };
+      },
     });
     await opened.ready();
     return opened;
   }
+
+  const microphoneAsked = (page: Page) =>
+    page.evaluate(() => (window as unknown as { microphoneAsked: number }).microphoneAsked);
 
   async function startVoiceCall(): Promise<OpenedPage & { call: RealtimeCall }> {
     const opened = await visit(harness.browser);
@@ -168,9 +172,7 @@ describe("captions, typing and text conversations in the widget", function () {
       "You Hi, what's on the menu?",
       "Assistant We have gnocchi and lasagne.",
     ]);
-    expect(
-      await page.evaluate(() => (window as unknown as { microphoneAsked: number }).microphoneAsked),
-    ).to.equal(0);
+    expect(await microphoneAsked(page)).to.equal(0);
     await context.close();
   });
 
@@ -228,6 +230,26 @@ describe("captions, typing and text conversations in the widget", function () {
       "function submit_lead",
       "assistant Thank you, Ada.",
     ]);
+    await context.close();
+  });
+
+  it("resumes a text conversation after a refresh as text: the same session, its lines, no microphone", async () => {
+    const { page, context, call } = await startTextConversation("Do you deliver?");
+    await call.nextTyped();
+    call.assistantWrites("Not yet, but you can collect.");
+    await page.locator(`${CAPTIONS} .assistant`).waitFor();
+    const sessionId = await sessionIdOf(page);
+    const calls = harness.openai.calls.calls.length;
+    await page.reload();
+    const resumed = await nextCallAfter(calls);
+    expect(resumed.session.output_modalities).to.deep.equal(["text"]);
+    await page.locator(STATUS).filter({ hasText: "Type your message" }).waitFor();
+    expect(await sessionIdOf(page)).to.equal(sessionId);
+    expect(await captionLines(page)).to.deep.equal([
+      "You Do you deliver?",
+      "Assistant Not yet, but you can collect.",
+    ]);
+    expect(await microphoneAsked(page)).to.equal(0);
     await context.close();
   });
 
