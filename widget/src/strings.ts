@@ -57,6 +57,7 @@ export const ENGLISH = {
   mute: "Mute",
   muted: "Muted. The assistant cannot hear you.",
   end_chat: "End conversation",
+  chat_ended: "Conversation ended.",
   person: "Talk to a person",
   callback_intro:
     "Leave your name and a phone number or email address, and {business} will get back to you.",

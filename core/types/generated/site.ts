@@ -252,6 +252,10 @@ export interface SiteConfig {
        */
       end_chat?: string;
       /**
+       * The status once a typed conversation has ended (a call's end says `ended`).
+       */
+      chat_ended?: string;
+      /**
        * The button that opens the form asking the business to call or write back.
        */
       person?: string;

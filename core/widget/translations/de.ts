@@ -53,6 +53,7 @@ export const de: Partial<Strings> = {
   mute: "Stummschalten",
   muted: "Stummgeschaltet. Der Assistent hört Sie nicht.",
   end_chat: "Unterhaltung beenden",
+  chat_ended: "Unterhaltung beendet.",
   person: "Mit einem Menschen sprechen",
   callback_intro:
     "Hinterlassen Sie Ihren Namen und eine Telefonnummer oder E-Mail-Adresse, dann meldet sich " +

@@ -47,6 +47,7 @@ export const es: Partial<Strings> = {
   mute: "Silenciar",
   muted: "Silenciado. El asistente no te oye.",
   end_chat: "Finalizar conversación",
+  chat_ended: "Conversación finalizada.",
   person: "Hablar con una persona",
   callback_intro:
     "Deja tu nombre y un teléfono o correo electrónico, y {business} se pondrá en contacto " +

@@ -50,6 +50,7 @@ export const fr: Partial<Strings> = {
   mute: "Couper le micro",
   muted: "Micro coupé. L’assistant ne vous entend pas.",
   end_chat: "Terminer la conversation",
+  chat_ended: "Conversation terminée.",
   person: "Parler à une personne",
   callback_intro:
     "Laissez votre nom et un numéro de téléphone ou une adresse e-mail, et {business} vous " +

@@ -46,6 +46,7 @@ export const it: Partial<Strings> = {
   mute: "Disattiva microfono",
   muted: "Microfono disattivato. L’assistente non ti sente.",
   end_chat: "Termina conversazione",
+  chat_ended: "Conversazione terminata.",
   person: "Parla con una persona",
   callback_intro:
     "Lascia il tuo nome e un numero di telefono o un indirizzo email: {business} ti ricontatterà.",

@@ -46,6 +46,7 @@ export const nl: Partial<Strings> = {
   mute: "Dempen",
   muted: "Gedempt. De assistent hoort je niet.",
   end_chat: "Chat beëindigen",
+  chat_ended: "Chat beëindigd.",
   person: "Met een medewerker praten",
   callback_intro:
     "Laat je naam en een telefoonnummer of e-mailadres achter, dan neemt {business} contact met " +

@@ -47,6 +47,7 @@ export const pl: Partial<Strings> = {
   mute: "Wycisz",
   muted: "Wyciszono. Asystent cię nie słyszy.",
   end_chat: "Zakończ czat",
+  chat_ended: "Czat zakończony.",
   person: "Porozmawiaj z konsultantem",
   callback_intro:
     "Zostaw imię i nazwisko oraz numer telefonu lub adres e-mail, a firma {business} skontaktuje " +

@@ -47,6 +47,7 @@ export const pt: Partial<Strings> = {
   mute: "Silenciar",
   muted: "Microfone silenciado. O assistente não ouve você.",
   end_chat: "Encerrar conversa",
+  chat_ended: "Conversa encerrada.",
   person: "Falar com uma pessoa",
   callback_intro:
     "Deixe seu nome e um telefone ou e-mail, e {business} entrará em contato com você.",

@@ -46,6 +46,7 @@ export const sv: Partial<Strings> = {
   mute: "Stäng av mikrofonen",
   muted: "Mikrofonen är avstängd. Assistenten hör dig inte.",
   end_chat: "Avsluta konversationen",
+  chat_ended: "Konversationen har avslutats.",
   person: "Prata med en person",
   callback_intro:
     "Lämna ditt namn och ett telefonnummer eller en e-postadress, så hör {business} av sig till " +
