@@ -54,9 +54,9 @@ export class TokenService {
 
   /**
    * A provider session in the visitor's mode, then a widget session and its `session_start`
-   * usage event. A callback session (the "Talk to a person" form) signs a lead and nothing else,
-   * so it asks the provider for nothing and is answered without one; it is refused on a site
-   * that takes no leads.
+   * usage event. A callback session (the "Talk to a person" form) is there to sign a lead, so it
+   * asks the provider for nothing and is answered without one; it is refused on a site that
+   * takes no leads. Its secret signs what any session's does, within the same limits.
    */
   async token(target: PublicSite, visitor: Visitor, request: TokenRequest) {
     const { site } = target;
