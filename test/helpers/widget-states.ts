@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import type { RealtimeCall } from "./realtime-call.ts";
+import { waitUntil } from "./wait-until.ts";
 import { openPage, type OpenedPage, type WidgetHarness } from "./widget-harness.ts";
 
 export const LAUNCHER = "sitevoice-widget button.launcher";
@@ -57,12 +58,39 @@ export async function chooseTyping(page: Page): Promise<void> {
   await page.locator(STATUS).filter({ hasText: "Type your message" }).waitFor();
 }
 
-/** What has focus inside the widget (its class and words), or "outside" when nothing there. */
+/**
+ * What has focus inside the widget, as "id-or-class words" (its words: its label, placeholder or
+ * a button's text), or "outside" when nothing in it has.
+ */
 export function focused(page: Page): Promise<string> {
   return page.evaluate(() => {
     const node = document.querySelector("sitevoice-widget")?.shadowRoot?.activeElement;
     if (!node) return "outside";
-    const words = node.getAttribute("aria-label") ?? node.getAttribute("placeholder") ?? "";
-    return `${node.className} ${words || (node.textContent ?? "")}`.trim();
+    const text = node.tagName === "BUTTON" ? node.textContent : "";
+    const words = node.getAttribute("aria-label") ?? node.getAttribute("placeholder") ?? text;
+    return `${node.id || node.className} ${words ?? ""}`.trim();
   });
+}
+
+/** Presses Tab (Shift+Tab when `back`) until what has focus includes `words`; fails after 30. */
+export async function tabTo(page: Page, words: string, back = false): Promise<void> {
+  const seen: string[] = [];
+  for (let presses = 0; presses < 30; presses++) {
+    const now = await focused(page);
+    if (now.includes(words)) return;
+    seen.push(now);
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`Tab never reached "${words}"; it went through: ${seen.join(" | ")}`);
+}
+
+/**
+ * What has focus once it includes `words`, or after a few seconds whatever has it then, for the
+ * test's assertion to name.
+ */
+export async function focusOn(page: Page, words: string): Promise<string> {
+  let now = "";
+  const there = async () => (now = await focused(page)).includes(words);
+  await waitUntil(`focus on "${words}"`, there, 3000).catch(() => undefined);
+  return now;
 }
