@@ -24,8 +24,9 @@ export class PanelFocus {
     });
     panel.addEventListener("focusin", (event) => (this.holder = event.target as Element));
     panel.addEventListener("focusout", (event) => {
-      // Focus taken elsewhere by the visitor, not lost with its control.
-      if (event.relatedTarget === null && !gone(event.target as Element)) this.holder = undefined;
+      // Focus taken out of the panel by the visitor, not lost with its control.
+      const to = event.relatedTarget as Node | null;
+      if (!gone(event.target as Element) && !panel.contains(to)) this.holder = undefined;
     });
   }
 
