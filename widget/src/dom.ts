@@ -19,9 +19,11 @@ export function button(className: string, text: string, press: () => void): HTML
   return node;
 }
 
-/** The elements that take focus inside `root`, in order, skipping hidden ones. */
+/** The elements Tab reaches inside `root`, in order, skipping hidden ones. */
 export function focusable(root: HTMLElement): HTMLElement[] {
-  const all = root.querySelectorAll<HTMLElement>("button, input, textarea, [tabindex]");
+  const all = root.querySelectorAll<HTMLElement>(
+    'button, input, textarea, [tabindex]:not([tabindex="-1"])',
+  );
   return Array.from(all).filter(
     (node) => !node.closest("[hidden]") && !node.hasAttribute("disabled"),
   );

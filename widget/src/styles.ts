@@ -8,7 +8,8 @@ export const WIDGET_CSS = `
 * { box-sizing: border-box; }
 .root { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; }
 button { font: inherit; cursor: pointer; border: 0; border-radius: 8px; }
-button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+/* Every control, the captions log and the panel itself (when its focused control went). */
+:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 .launcher { display: grid; place-items: center; width: var(--size); height: var(--size);
   border-radius: 50%; background: var(--accent); color: var(--on-accent);
   box-shadow: 0 4px 14px rgb(0 0 0 / 0.25); transition: transform 0.15s ease; }
@@ -51,7 +52,7 @@ button:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
 input { font: inherit; color: #111827; background: #fff; border: 1px solid #6b7280;
   border-radius: 8px; padding: 7px 9px; min-width: 0; }
 .composer input { flex: 1; }
-input:focus-visible { outline: 3px solid #1d4ed8; outline-offset: 1px; }
+input:focus-visible { outline-offset: 1px; }
 .callback { display: grid; gap: 4px; margin: 0 0 10px; }
 .callback p { margin: 0 0 6px; color: #374151; }
 .callback label { font-size: 12px; font-weight: 600; color: #374151; }

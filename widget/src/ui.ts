@@ -14,6 +14,7 @@ import { Captions } from "./captions.ts";
 import { Composer } from "./composer.ts";
 import { button, element, focusable, readableOn } from "./dom.ts";
 import { Notice } from "./notice.ts";
+import { PanelFocus } from "./panel-focus.ts";
 import { directionOf, siteStrings, type StringKey, type Strings } from "./strings.ts";
 import { WIDGET_CSS } from "./styles.ts";
 import type { Mode, Turn, WidgetConfig } from "./types.ts";
@@ -63,6 +64,7 @@ export class WidgetUi {
   private readonly endButton: HTMLButtonElement;
   private readonly person: HTMLButtonElement;
   private readonly privacy: HTMLButtonElement;
+  private readonly focus: PanelFocus;
   private state: UiState = "idle";
   private mode: Mode = "voice";
   private muted = false;
@@ -95,7 +97,13 @@ export class WidgetUi {
     const close = button("close", "×", () => this.closePanel());
     close.setAttribute("aria-label", text.close);
     head.append(close);
-    this.status = element("p", { class: "status", role: "status", "aria-live": "polite" });
+    // Focusable by script: it takes focus to say a callback request was sent.
+    this.status = element("p", {
+      class: "status",
+      role: "status",
+      "aria-live": "polite",
+      tabindex: "-1",
+    });
     this.notice = new Notice(text, handlers.visitorId, () => this.render());
     this.captions = new Captions(text, config.site_id);
     this.callbackForm = new CallbackForm(
@@ -125,7 +133,7 @@ export class WidgetUi {
       this.callActions,
       foot,
     );
-    this.panel.addEventListener("keydown", (event) => this.keydown(event));
+    this.focus = new PanelFocus(this.panel, this.root, () => this.closePanel());
 
     this.launcher = element("button", {
       class: "launcher",
@@ -209,6 +217,7 @@ export class WidgetUi {
     this.person.hidden = asking || form || !this.config.callback;
     // The notice shown (asked or read again) has the Privacy button's words already.
     this.privacy.hidden = !this.notice.box.hidden;
+    this.focus.keep();
   }
 
   private toggleMute(): void {
@@ -240,26 +249,6 @@ export class WidgetUi {
     if (!inConversation(this.state) && !this.notice.pending()) this.handlers.start();
     else if (this.panel.hidden) this.openPanel();
     else this.closePanel();
-  }
-
-  private keydown(event: KeyboardEvent): void {
-    if (event.key === "Escape") {
-      this.closePanel();
-      return;
-    }
-    if (event.key !== "Tab") return;
-    // Focus stays in the open panel: past its last control it goes back to its first.
-    const controls = focusable(this.panel);
-    const first = controls[0];
-    const last = controls[controls.length - 1];
-    const current = this.root.activeElement;
-    if (event.shiftKey && current === first) {
-      event.preventDefault();
-      last?.focus();
-    } else if (!event.shiftKey && current === last) {
-      event.preventDefault();
-      first?.focus();
-    }
   }
 
   private openPanel(): void {
