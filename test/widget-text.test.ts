@@ -88,8 +88,9 @@ describe("captions, typing and text conversations in the widget", function () {
   /** Opens the panel, chooses typing at the notice and sends `message`: a text conversation. */
   async function startTextConversation(
     message: string,
+    browser = denied,
   ): Promise<OpenedPage & { call: RealtimeCall }> {
-    const opened = await visit(denied);
+    const opened = await visit(browser);
     const calls = harness.openai.calls.calls.length;
     await opened.page.locator("sitevoice-widget button.launcher").click();
     await opened.page.locator(NOTICE_BUTTON, { hasText: "Type instead" }).click();
@@ -250,6 +251,29 @@ describe("captions, typing and text conversations in the widget", function () {
       "Assistant Not yet, but you can collect.",
     ]);
     expect(await microphoneAsked(page)).to.equal(0);
+    await context.close();
+  });
+
+  it("turns a text conversation into a voice call on Start talking: the same session, its lines kept", async () => {
+    const { page, context, call } = await startTextConversation("Hello", harness.browser);
+    await call.nextTyped();
+    call.assistantWrites("Hello! How can I help?");
+    await page.locator(`${CAPTIONS} .assistant`).waitFor();
+    const sessionId = await sessionIdOf(page);
+    const calls = harness.openai.calls.calls.length;
+    await page.locator("sitevoice-widget button.talk").click();
+    const voice = await nextCallAfter(calls);
+    await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
+    expect(voice.session.output_modalities).to.deep.equal(["audio"]);
+    expect(await sessionIdOf(page)).to.equal(sessionId);
+    expect(await microphoneAsked(page)).to.equal(1);
+    voice.visitorSays("Do you have a table tonight?");
+    await page.locator(`${CAPTIONS} .visitor`).nth(1).waitFor();
+    expect(await captionLines(page)).to.deep.equal([
+      "You Hello",
+      "Assistant Hello! How can I help?",
+      "You Do you have a table tonight?",
+    ]);
     await context.close();
   });
 

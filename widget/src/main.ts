@@ -46,6 +46,7 @@ async function boot(tag: HTMLScriptElement | null): Promise<void> {
 
   const ui: WidgetUi = new WidgetUi(config, {
     start: () => void conversation.start(),
+    talk: () => void conversation.talk(),
     hangUp: () => void conversation.hangUp(),
     type: (message) => void conversation.type(message),
     mute: (muted) => conversation.mute(muted),

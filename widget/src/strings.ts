@@ -67,7 +67,8 @@ export const ENGLISH = {
   reason: "What is it about?",
   send_callback: "Ask for a call back",
   cancel: "Cancel",
-  callback_missing: "Please give your name and a phone number or an email address.",
+  callback_missing:
+    "Please give your name, a phone number or an email address, and what it is about.",
   callback_sent: "Thank you. {business} will get back to you.",
   callback_failed: "Your request could not be sent. Please try again.",
 };

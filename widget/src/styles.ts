@@ -3,6 +3,8 @@
  * site's Content-Security-Policy does not need to allow as inline style). `:host` resets what the
  * page would pass down; nothing here can reach the page.
  */
+import { element } from "./dom.ts";
+
 export const WIDGET_CSS = `
 :host { all: initial; }
 * { box-sizing: border-box; }
@@ -72,3 +74,14 @@ input:focus-visible { outline-offset: 1px; }
   .launcher:hover { transform: none; }
 }
 `;
+
+/** The CSS into `root`: a constructed stylesheet where the browser has them, else a style element. */
+export function adoptStyles(root: ShadowRoot): void {
+  if ("adoptedStyleSheets" in root && typeof CSSStyleSheet.prototype.replaceSync === "function") {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(WIDGET_CSS);
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    root.append(element("style", {}, WIDGET_CSS));
+  }
+}

@@ -16,7 +16,7 @@ import { button, element, focusable, readableOn } from "./dom.ts";
 import { Notice } from "./notice.ts";
 import { PanelFocus } from "./panel-focus.ts";
 import { directionOf, siteStrings, type StringKey, type Strings } from "./strings.ts";
-import { WIDGET_CSS } from "./styles.ts";
+import { adoptStyles } from "./styles.ts";
 import type { Mode, Turn, WidgetConfig } from "./types.ts";
 
 export type UiState =
@@ -25,6 +25,8 @@ export type UiState =
 export interface UiHandlers {
   /** The launcher was pressed while no conversation is on. */
   start(): void;
+  /** "Start talking" in the panel: a voice call, or the text conversation goes on aloud. */
+  talk(): void;
   hangUp(): void;
   /** What the visitor typed. */
   type(message: string): void;
@@ -60,6 +62,7 @@ export class WidgetUi {
   private readonly composer: Composer;
   private readonly callbackForm: CallbackForm;
   private readonly callActions: HTMLElement;
+  private readonly talkButton: HTMLButtonElement;
   private readonly muteButton: HTMLButtonElement;
   private readonly endButton: HTMLButtonElement;
   private readonly person: HTMLButtonElement;
@@ -112,10 +115,11 @@ export class WidgetUi {
       () => this.closeCallback(),
     );
     this.composer = new Composer(text, (message) => handlers.type(message));
+    this.talkButton = button("secondary talk", text.start, () => handlers.talk());
     this.muteButton = button("secondary", text.mute, () => this.toggleMute());
     this.endButton = button("hangup", text.end_call, () => handlers.hangUp());
     this.callActions = element("div", { class: "actions" });
-    this.callActions.append(this.muteButton, this.endButton);
+    this.callActions.append(this.talkButton, this.muteButton, this.endButton);
     const foot = element("div", { class: "foot" });
     this.person = button("link person", text.person, () => this.openCallback());
     this.privacy = button("link privacy", text.privacy, () => {
@@ -202,15 +206,19 @@ export class WidgetUi {
     const words =
       this.state === "idle"
         ? ""
-        : this.text[this.muted ? "muted" : (this.message ?? STATUS[this.state])];
+        : this.text[this.muted ? "muted" : (this.message ?? this.stateWords())];
     this.status.className = `status ${this.state}`;
     this.status.replaceChildren(element("span", { class: "dot" }), words);
     this.status.hidden = this.state === "idle";
     const asking = this.notice.pending();
     const form = !this.callbackForm.form.hidden;
     const talking = inConversation(this.state) && this.state !== "connecting";
-    this.callActions.hidden = asking || !inConversation(this.state);
-    this.muteButton.hidden = this.mode !== "voice" || !talking;
+    const voice = this.mode === "voice";
+    // Talking is offered whenever no call is on; a text conversation then goes on aloud.
+    this.talkButton.hidden = this.state === "connecting" || (voice && inConversation(this.state));
+    this.muteButton.hidden = !voice || !talking;
+    this.endButton.hidden = !inConversation(this.state);
+    this.callActions.hidden = asking || form;
     this.muteButton.setAttribute("aria-pressed", String(this.muted));
     this.endButton.textContent = this.mode === "voice" ? this.text.end_call : this.text.end_chat;
     this.composer.form.hidden = asking || form;
@@ -218,6 +226,11 @@ export class WidgetUi {
     // The notice shown (asked or read again) has the Privacy button's words already.
     this.privacy.hidden = !this.notice.box.hidden;
     this.focus.keep();
+  }
+
+  private stateWords(): StringKey {
+    if (this.state === "ended" && this.mode === "text") return "chat_ended";
+    return STATUS[this.state as Exclude<UiState, "idle">];
   }
 
   private toggleMute(): void {
@@ -279,20 +292,6 @@ export class WidgetUi {
   }
 }
 
-/** A conversation is on (or connecting), in either mode. */
-const inConversation = (state: UiState) =>
-  state === "connecting" ||
-  state === "listening" ||
-  state === "speaking" ||
-  state === "ready" ||
-  state === "writing";
-
-function adoptStyles(root: ShadowRoot): void {
-  if ("adoptedStyleSheets" in root && typeof CSSStyleSheet.prototype.replaceSync === "function") {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(WIDGET_CSS);
-    root.adoptedStyleSheets = [sheet];
-  } else {
-    root.append(element("style", {}, WIDGET_CSS));
-  }
-}
+/** The states of a conversation that is on (or connecting), in either mode. */
+const CONVERSING = new Set<UiState>(["connecting", "listening", "speaking", "ready", "writing"]);
+const inConversation = (state: UiState) => CONVERSING.has(state);

@@ -52,7 +52,7 @@ export const ar: Partial<Strings> = {
   reason: "ما موضوع طلبك؟",
   send_callback: "اطلب معاودة الاتصال",
   cancel: "إلغاء",
-  callback_missing: "يُرجى إدخال اسمك ورقم هاتف أو عنوان بريد إلكتروني.",
+  callback_missing: "يُرجى إدخال اسمك ورقم هاتف أو عنوان بريد إلكتروني وموضوع طلبك.",
   callback_sent: "شكرًا لك. سيتواصل معك فريق {business}.",
   callback_failed: "تعذّر إرسال طلبك. يُرجى المحاولة مرة أخرى.",
 };

@@ -64,7 +64,8 @@ export const de: Partial<Strings> = {
   reason: "Worum geht es?",
   send_callback: "Rückruf anfordern",
   cancel: "Abbrechen",
-  callback_missing: "Bitte geben Sie Ihren Namen und eine Telefonnummer oder E-Mail-Adresse an.",
+  callback_missing:
+    "Bitte geben Sie Ihren Namen, eine Telefonnummer oder E-Mail-Adresse und Ihr Anliegen an.",
   callback_sent: "Vielen Dank. {business} meldet sich bei Ihnen.",
   callback_failed: "Ihre Anfrage konnte nicht gesendet werden. Bitte versuchen Sie es erneut.",
 };

@@ -58,7 +58,7 @@ export const es: Partial<Strings> = {
   reason: "¿De qué se trata?",
   send_callback: "Pedir que me llamen",
   cancel: "Cancelar",
-  callback_missing: "Indica tu nombre y un teléfono o un correo electrónico.",
+  callback_missing: "Indica tu nombre, un teléfono o un correo electrónico y el motivo.",
   callback_sent: "Gracias. {business} se pondrá en contacto contigo.",
   callback_failed: "No se pudo enviar tu solicitud. Inténtalo de nuevo.",
 };

@@ -61,7 +61,8 @@ export const fr: Partial<Strings> = {
   reason: "À quel sujet ?",
   send_callback: "Demander un rappel",
   cancel: "Annuler",
-  callback_missing: "Veuillez indiquer votre nom et un numéro de téléphone ou une adresse e-mail.",
+  callback_missing:
+    "Veuillez indiquer votre nom, un numéro de téléphone ou une adresse e-mail, et l’objet de votre demande.",
   callback_sent: "Merci. {business} vous recontactera.",
   callback_failed: "Votre demande n’a pas pu être envoyée. Veuillez réessayer.",
 };

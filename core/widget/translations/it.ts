@@ -56,7 +56,7 @@ export const it: Partial<Strings> = {
   reason: "Di cosa si tratta?",
   send_callback: "Richiedi una richiamata",
   cancel: "Annulla",
-  callback_missing: "Indica il tuo nome e un numero di telefono o un indirizzo email.",
+  callback_missing: "Indica il tuo nome, un numero di telefono o un indirizzo email e il motivo.",
   callback_sent: "Grazie. {business} ti ricontatterà.",
   callback_failed: "Impossibile inviare la richiesta. Riprova.",
 };

@@ -57,7 +57,7 @@ export const nl: Partial<Strings> = {
   reason: "Waar gaat het over?",
   send_callback: "Terugbelverzoek versturen",
   cancel: "Annuleren",
-  callback_missing: "Vul je naam en een telefoonnummer of e-mailadres in.",
+  callback_missing: "Vul je naam, een telefoonnummer of e-mailadres en je vraag in.",
   callback_sent: "Bedankt. {business} neemt contact met je op.",
   callback_failed: "Je verzoek kon niet worden verstuurd. Probeer het opnieuw.",
 };

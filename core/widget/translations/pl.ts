@@ -58,7 +58,7 @@ export const pl: Partial<Strings> = {
   reason: "Czego dotyczy sprawa?",
   send_callback: "Poproś o oddzwonienie",
   cancel: "Anuluj",
-  callback_missing: "Podaj imię i nazwisko oraz numer telefonu lub adres e-mail.",
+  callback_missing: "Podaj imię i nazwisko, numer telefonu lub adres e-mail oraz temat.",
   callback_sent: "Dziękujemy. Firma {business} skontaktuje się z tobą.",
   callback_failed: "Nie udało się wysłać prośby. Spróbuj ponownie.",
 };

@@ -57,7 +57,7 @@ export const pt: Partial<Strings> = {
   reason: "Qual é o assunto?",
   send_callback: "Solicitar retorno",
   cancel: "Cancelar",
-  callback_missing: "Informe seu nome e um telefone ou e-mail.",
+  callback_missing: "Informe seu nome, um telefone ou e-mail e o assunto.",
   callback_sent: "Obrigado. {business} entrará em contato com você.",
   callback_failed: "Não foi possível enviar sua solicitação. Tente novamente.",
 };

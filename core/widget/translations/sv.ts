@@ -57,7 +57,7 @@ export const sv: Partial<Strings> = {
   reason: "Vad gäller det?",
   send_callback: "Be om att bli uppringd",
   cancel: "Avbryt",
-  callback_missing: "Ange ditt namn och ett telefonnummer eller en e-postadress.",
+  callback_missing: "Ange ditt namn, ett telefonnummer eller en e-postadress och vad det gäller.",
   callback_sent: "Tack! {business} hör av sig till dig.",
   callback_failed: "Det gick inte att skicka din förfrågan. Försök igen.",
 };
