@@ -63,18 +63,23 @@ export class Captions {
   note(words: string): void {
     const line = element("p", { class: "line note" }, words);
     this.append(line);
-    setTimeout(() => line.remove(), NOTE_MS);
+    setTimeout(() => {
+      line.remove();
+      this.render();
+    }, NOTE_MS);
   }
 
   /** A new conversation starts with an empty log. */
   clear(): void {
     this.log.replaceChildren();
+    this.render();
   }
 
   private append(line: HTMLElement): void {
     this.log.append(line);
     while (this.log.childElementCount > MAX_LINES) this.log.firstElementChild?.remove();
     this.log.scrollTop = this.log.scrollHeight;
+    this.render();
   }
 
   private hidden(): boolean {
@@ -83,7 +88,8 @@ export class Captions {
 
   private render(): void {
     const voice = this.mode === "voice";
-    this.toggle.hidden = !this.active || !voice;
+    // Nothing to hide before the first line (a call that never connected has none).
+    this.toggle.hidden = !this.active || !voice || this.log.childElementCount === 0;
     this.toggle.textContent = this.hidden() ? this.text.show_captions : this.text.hide_captions;
     this.toggle.setAttribute("aria-expanded", String(!this.hidden()));
     this.log.hidden = !this.active || (voice && this.hidden());
