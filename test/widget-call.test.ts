@@ -6,6 +6,7 @@
  * storage key but the two the contract names.
  */
 import { waitUntil } from "./helpers/wait-until.ts";
+import { nextCallAfter } from "./helpers/widget-states.ts";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { finishedCrawl } from "./helpers/crawl-rows.ts";
@@ -36,19 +37,9 @@ describe("a call through the widget", function () {
     await visitor.page.locator("sitevoice-widget button.launcher").click();
     const notice = visitor.page.locator("sitevoice-widget .notice button.primary");
     if (opened === undefined) await notice.click();
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     await visitor.page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     return { ...visitor, call };
-  }
-
-  /** The first call to arrive after `count` calls. */
-  async function nextCallAfter(count: number): Promise<RealtimeCall> {
-    let call = await harness.openai.calls.nextCall();
-    while (harness.openai.calls.calls.indexOf(call) < count) {
-      call = await harness.openai.calls.nextCall();
-    }
-    await call.opened;
-    return call;
   }
 
   /** The stored report of the call `callId`, once the widget has made it. */
@@ -182,7 +173,7 @@ describe("a call through the widget", function () {
     );
     const calls = harness.openai.calls.calls.length;
     await page.reload();
-    const resumed = await nextCallAfter(calls);
+    const resumed = await nextCallAfter(harness, calls);
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect((await storedSession(page, siteId))!.session_id).to.equal(before);
     expect(resumed.token).not.to.equal(call.token);
@@ -224,7 +215,7 @@ describe("a call through the widget", function () {
       title: "About us",
     });
     await page.waitForURL(`${site.origin}/about#hours`);
-    await nextCallAfter(calls);
+    await nextCallAfter(harness, calls);
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect((await storedSession(page, siteId))!.session_id).to.equal(sessionId);
     await page.locator("sitevoice-widget button.hangup").click();
@@ -238,7 +229,7 @@ describe("a call through the widget", function () {
     const sessionId = (await storedSession(page, siteId))!.session_id;
     let calls = harness.openai.calls.calls.length;
     call.hangUp();
-    const again = await nextCallAfter(calls);
+    const again = await nextCallAfter(harness, calls);
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect((await storedSession(page, siteId))!.session_id).to.equal(sessionId);
     calls = harness.openai.calls.calls.length;

@@ -11,7 +11,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { operatorPrincipal } from "../core/auth/principal.ts";
 import { launchChromium } from "./helpers/browser.ts";
-import type { RealtimeCall } from "./helpers/realtime-call.ts";
+import { nextCallAfter } from "./helpers/widget-states.ts";
 import { openPage, startWidgetHarness, type WidgetHarness } from "./helpers/widget-harness.ts";
 
 const SITE_ID = "luigis-trattoria";
@@ -63,21 +63,12 @@ describe("the widget's modes, photographed for the README", function () {
     expect(image.subarray(1, 4).toString("latin1")).to.equal("PNG");
   }
 
-  async function nextCallAfter(count: number): Promise<RealtimeCall> {
-    let call = await harness.openai.calls.nextCall();
-    while (harness.openai.calls.calls.indexOf(call) < count) {
-      call = await harness.openai.calls.nextCall();
-    }
-    await call.opened;
-    return call;
-  }
-
   it("a voice call with captions", async () => {
     const { page, close } = await demo(harness.browser);
     const calls = harness.openai.calls.calls.length;
     await page.locator("sitevoice-widget button.launcher").click();
     await page.locator("sitevoice-widget .notice button.primary").click();
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     call.visitorSays("Do you have gnocchi tonight?");
     await call.callFunction("search_database", { collection: "menu", query: "gnocchi" });
@@ -95,7 +86,7 @@ describe("the widget's modes, photographed for the README", function () {
     await page.locator("sitevoice-widget .notice button.typing").click();
     await page.locator("sitevoice-widget .composer input").fill("Can I bring my dog?");
     await page.locator("sitevoice-widget .composer input").press("Enter");
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     await call.nextTyped();
     call.assistantWrites("Well-behaved dogs are welcome on the terrace.");
     await page.locator(`${CAPTIONS} .assistant`).waitFor();

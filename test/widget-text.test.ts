@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "./helpers/browser.ts";
 import type { RealtimeCall } from "./helpers/realtime-call.ts";
 import { waitUntil } from "./helpers/wait-until.ts";
+import { nextCallAfter } from "./helpers/widget-states.ts";
 import {
   openPage,
   startWidgetHarness,
@@ -44,16 +45,6 @@ describe("captions, typing and text conversations in the widget", function () {
     await harness?.close();
   });
 
-  /** The first call to arrive after `count` calls, opened. */
-  async function nextCallAfter(count: number): Promise<RealtimeCall> {
-    let call = await harness.openai.calls.nextCall();
-    while (harness.openai.calls.calls.indexOf(call) < count) {
-      call = await harness.openai.calls.nextCall();
-    }
-    await call.opened;
-    return call;
-  }
-
   /** A page that counts the widget's microphone requests, on every load. */
   async function visit(browser: Browser): Promise<OpenedPage> {
     const opened = await openPage(browser, `${harness.site.origin}/`, {
@@ -80,7 +71,7 @@ describe("captions, typing and text conversations in the widget", function () {
     const calls = harness.openai.calls.calls.length;
     await opened.page.locator("sitevoice-widget button.launcher").click();
     await opened.page.locator(NOTICE_BUTTON, { hasText: "Start talking" }).click();
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     await opened.page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     return { ...opened, call };
   }
@@ -97,7 +88,7 @@ describe("captions, typing and text conversations in the widget", function () {
     await opened.page.locator(STATUS).filter({ hasText: "Type your message" }).waitFor();
     await opened.page.locator(MESSAGE).fill(message);
     await opened.page.locator(MESSAGE).press("Enter");
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     return { ...opened, call };
   }
 
@@ -242,7 +233,7 @@ describe("captions, typing and text conversations in the widget", function () {
     const sessionId = await sessionIdOf(page);
     const calls = harness.openai.calls.calls.length;
     await page.reload();
-    const resumed = await nextCallAfter(calls);
+    const resumed = await nextCallAfter(harness, calls);
     expect(resumed.session.output_modalities).to.deep.equal(["text"]);
     await page.locator(STATUS).filter({ hasText: "Type your message" }).waitFor();
     expect(await sessionIdOf(page)).to.equal(sessionId);
@@ -262,7 +253,7 @@ describe("captions, typing and text conversations in the widget", function () {
     const sessionId = await sessionIdOf(page);
     const calls = harness.openai.calls.calls.length;
     await page.locator("sitevoice-widget button.talk").click();
-    const voice = await nextCallAfter(calls);
+    const voice = await nextCallAfter(harness, calls);
     await page.locator(STATUS).filter({ hasText: "Listening" }).waitFor();
     expect(voice.session.output_modalities).to.deep.equal(["audio"]);
     expect(await sessionIdOf(page)).to.equal(sessionId);
@@ -290,7 +281,7 @@ describe("captions, typing and text conversations in the widget", function () {
     expect(focused).to.equal("INPUT");
     await page.keyboard.type("Are you open today?");
     await page.keyboard.press("Enter");
-    const call = await nextCallAfter(calls);
+    const call = await nextCallAfter(harness, calls);
     expect(await call.nextTyped()).to.equal("Are you open today?");
     expect(call.session.output_modalities).to.deep.equal(["text"]);
     await opened.context.close();
