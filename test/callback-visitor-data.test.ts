@@ -55,6 +55,8 @@ for (const target of databaseTargets) {
       if (database === undefined) missing(this, target.label);
       service = await startTestService(database.url, {
         SITEVOICE_PLUGINS: "sitevoice-adapter-inline",
+        // The data requests run as jobs: looked for often, not every 5 seconds.
+        SITEVOICE_JOBS_POLL_MS: "200",
       });
     });
     beforeEach(async () => {

@@ -119,6 +119,8 @@ for (const target of databaseTargets) {
       if (database === undefined) missing(this, target.label);
       service = await startTestService(database.url, {
         SITEVOICE_MASTER_KEY: MASTER_KEY.toString("base64"),
+        // The data requests run as jobs: looked for often, not every 5 seconds.
+        SITEVOICE_JOBS_POLL_MS: "200",
       });
       const workspaceId = await service.workspace();
       auth = { Authorization: `Bearer ${await service.key(workspaceId)}` };
