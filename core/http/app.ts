@@ -15,7 +15,7 @@ import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { exampleSiteRoutes } from "../routes/example-site-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
 import { knowledgeRoutes } from "../routes/knowledge-routes.ts";
-import { knowledgeWidgetRoutes } from "../routes/knowledge-widget-routes.ts";
+import { knowledgeWidgetRoute } from "../routes/knowledge-widget-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
@@ -28,6 +28,7 @@ import { oauthRoutes } from "../routes/oauth-routes.ts";
 import { dashboardRoutes } from "../routes/dashboard-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
+import { mountRoutes } from "../routes/table/mount.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
 export type AppParts = Omit<ServiceParts, "close">;
@@ -73,7 +74,8 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
     }),
   );
   app.use(widgetRoutes(parts, requireKey));
-  app.use(knowledgeWidgetRoutes(parts, requireKey));
+  // The route table (routes/table/): the routes moved into it so far.
+  app.use(mountRoutes([knowledgeWidgetRoute(parts)], parts));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 
   app.use(notFoundHandler);

@@ -2,34 +2,20 @@
  * `POST /v1/:siteId/knowledge`: the agent's `search_site`, called by the widget and checked as
  * `query` is (the site's Origin, then the session's signature over the raw body; or, for
  * debugging, an API key with `query:test` instead), with its own limit of 300 a minute per site.
- * Each signed call is a `function_call` usage event named `search_site`.
+ * Each signed call is a `function_call` usage event named `search_site`. Declared in the route
+ * table (table/route.ts), whose phases make those checks.
  */
-import { Router } from "express";
 import type { Logger } from "pino";
-import { abortOnClientGone } from "../http/client-gone.ts";
-import { principalOf, whenKey, type apiKeyAuth } from "../http/api-key-auth.ts";
-import { parseRawJson } from "../http/body-parsers.ts";
-import { sendData } from "../http/envelope.ts";
-import { consumeLimit } from "../http/rate-limit-headers.ts";
-import { answerPreflight, requireOrigin } from "../http/site-origin.ts";
-import { errors, isServiceError } from "../errors.ts";
 import { KNOWLEDGE_QUERY } from "../intelligence/knowledge/knowledge-query.ts";
 import type { KnowledgeReader } from "../intelligence/knowledge/knowledge-types.ts";
 import { timedSearch } from "../intelligence/knowledge/timed-search.ts";
-import type { RateLimiterFactory } from "../limits/rate-limiter.ts";
-import type { SiteService } from "../sites/site-service.ts";
 import type { SiteKnowledgeSearch } from "../types/generated/knowledge-search.ts";
-import { validateBody } from "../validation/schema-validator.ts";
-import type { SessionService } from "../widget/session-service.ts";
 import type { UsageService } from "../widget/usage-service.ts";
-import { rawBody, widgetGuards } from "./widget-guards.ts";
+import type { Route } from "./table/route.ts";
 
 export interface KnowledgeWidgetRouteParts {
-  sites: Pick<SiteService, "publicSite" | "assertOwned">;
-  sessions: Pick<SessionService, "verify">;
   usage: Pick<UsageService, "recordSiteSearch">;
   knowledge: Pick<KnowledgeReader, "search">;
-  limiters: RateLimiterFactory;
   logger: Logger;
 }
 
@@ -40,58 +26,62 @@ export const KNOWLEDGE_LIMIT = {
   durationSeconds: 60,
 };
 
-const PATH = "/v1/:siteId/knowledge";
+/** One passage of an answer, as the OpenAPI document describes it. */
+const PASSAGE = {
+  type: "object",
+  required: ["url", "title", "heading", "section_id", "text", "score"],
+  properties: {
+    url: { type: "string", format: "uri" },
+    title: { type: "string" },
+    heading: { type: "string" },
+    section_id: { type: ["string", "null"] },
+    text: { type: "string" },
+    score: { type: "number" },
+  },
+};
 
-export function knowledgeWidgetRoutes(
-  parts: KnowledgeWidgetRouteParts,
-  requireKey: ReturnType<typeof apiKeyAuth>,
-): Router {
-  const router = Router();
-  const limiter = parts.limiters(KNOWLEDGE_LIMIT);
-  const { siteOf, signed } = widgetGuards(parts);
-  const searchOf = (body: unknown) => {
-    const params = validateBody<SiteKnowledgeSearch>("knowledge-search", body);
-    return { query: params.query, limit: params.limit ?? KNOWLEDGE_QUERY.defaultLimit };
+export function knowledgeWidgetRoute(parts: KnowledgeWidgetRouteParts): Route<SiteKnowledgeSearch> {
+  return {
+    id: "searchSiteKnowledge",
+    method: "post",
+    path: "/v1/:siteId/knowledge",
+    summary: "The agent's search_site: the site's passages that answer a question",
+    tags: ["widget"],
+    access: ["signed", "key:query:test"],
+    // A key's call (debugging) counts nothing against the site's widget limit.
+    limits: [{ spec: KNOWLEDGE_LIMIT, by: "site", for: "signed" }],
+    body: "knowledge-search",
+    response: {
+      status: 200,
+      description: "The passages, best first",
+      schema: {
+        type: "object",
+        required: ["items"],
+        properties: { items: { type: "array", items: PASSAGE } },
+      },
+    },
+    errors: ["invalid_request"],
+    async handle({ req, body, session, signal }) {
+      const siteId = req.params.siteId as string;
+      const { items } = await timedSearch(
+        parts.knowledge,
+        {
+          siteId,
+          query: body.query,
+          limit: body.limit ?? KNOWLEDGE_QUERY.defaultLimit,
+          signal,
+        },
+        { logger: parts.logger, requestId: req.id },
+      );
+      if (session !== undefined) {
+        // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
+        parts.usage
+          .recordSiteSearch(session, items.length)
+          .catch((err: unknown) =>
+            parts.logger.warn({ err, site_id: siteId }, "search_site event not stored"),
+          );
+      }
+      return { data: { items } };
+    },
   };
-
-  router.options(PATH, async (req, res) => {
-    const target = await siteOf(req);
-    requireOrigin(req, res, target.site);
-    answerPreflight(res, "POST");
-  });
-
-  router.post(PATH, rawBody, whenKey(requireKey, "query:test"), async (req, res) => {
-    const siteId = req.params.siteId as string;
-    // A key's call (debugging) is checked by the key and counts nothing; the widget's by the
-    // site's Origin, the session's signature and the site's limit, and counts a usage event.
-    let session: Awaited<ReturnType<typeof signed>>["session"] | undefined;
-    let body: unknown;
-    if (req.principal !== undefined) {
-      await parts.sites.assertOwned(principalOf(req), siteId).catch((e: unknown) => {
-        throw isServiceError(e) && e.code === "not_found" ? errors.siteNotFound(siteId) : e;
-      });
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      body = parseRawJson(req.headers["content-type"], raw);
-    } else {
-      const target = await siteOf(req);
-      ({ session, body } = await signed(req, res, target));
-      await consumeLimit(limiter, target.site.site_id, res);
-    }
-    const { items } = await timedSearch(
-      parts.knowledge,
-      { siteId, ...searchOf(body), signal: abortOnClientGone(res).signal },
-      { logger: parts.logger, requestId: req.id },
-    );
-    if (session !== undefined) {
-      // Not awaited: the answer does not wait for the batch, and shutdown still flushes it.
-      parts.usage
-        .recordSiteSearch(session, items.length)
-        .catch((err: unknown) =>
-          parts.logger.warn({ err, site_id: siteId }, "search_site event not stored"),
-        );
-    }
-    sendData(req, res, { items });
-  });
-
-  return router;
 }
