@@ -15,7 +15,6 @@ import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { exampleSiteRoutes } from "../routes/example-site-routes.ts";
 import { healthRoutes } from "../routes/health-routes.ts";
 import { knowledgeRoutes } from "../routes/knowledge-routes.ts";
-import { knowledgeWidgetRoute } from "../routes/knowledge-widget-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
 import { webhookDeliveriesRoutes } from "../routes/webhook-deliveries-routes.ts";
@@ -28,6 +27,7 @@ import { oauthRoutes } from "../routes/oauth-routes.ts";
 import { dashboardRoutes } from "../routes/dashboard-routes.ts";
 import { widgetRoutes } from "../routes/widget-routes.ts";
 import { widgetScriptRoutes } from "../routes/widget-script-routes.ts";
+import { apiRoutes } from "../routes/api-routes.ts";
 import { mountRoutes } from "../routes/table/mount.ts";
 
 /** What the app is made of: the service's parts (everything but `close`). */
@@ -75,7 +75,7 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
   );
   app.use(widgetRoutes(parts, requireKey));
   // The route table (routes/table/): the routes moved into it so far.
-  app.use(mountRoutes([knowledgeWidgetRoute(parts)], parts));
+  app.use(mountRoutes(apiRoutes(parts), parts));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 
   app.use(notFoundHandler);

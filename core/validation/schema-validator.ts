@@ -65,6 +65,9 @@ const schemas = {
 export type SchemaName = keyof typeof schemas;
 export const schemaNames = Object.keys(schemas) as SchemaName[];
 
+/** The JSON Schema of `name`, as schemas/ holds it (for documents made from it; never changed). */
+export const schemaOf = (name: SchemaName): Readonly<SchemaObject> => schemas[name];
+
 /**
  * A patch must not gain defaults: a field left out means "keep the stored value", so filling it in
  * would silently reset settings. Its data is validated on a copy and returned as sent.

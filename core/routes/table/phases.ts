@@ -13,7 +13,7 @@
  *   and the query parameters the route takes;
  * - authorize: the key's scope, and for a route under `:siteId`, that the site is the key's;
  * - handler: the route's own work;
- * - envelope: its answer in the envelope, with the status it says.
+ * - envelope: its answer in the envelope, with the status it says (a `bare` answer as it is).
  */
 import { assertScope } from "../../auth/authorize.ts";
 import type { Scope } from "../../auth/principal.ts";
@@ -127,9 +127,11 @@ export function phases(parts: PhaseParts): Record<Phase, PhaseRun> {
     async handler(route, passage) {
       passage.answer = await route.handle(passage.call);
     },
-    async envelope(_route, { call, answer }) {
+    async envelope(route, { call, answer }) {
       if (answer === undefined || call.res.headersSent) return;
-      sendData(call.req, call.res, answer.data, { status: answer.status, meta: answer.meta });
+      const status = answer.status ?? route.response.status;
+      if (route.response.bare === true) call.res.status(status).json(answer.data);
+      else sendData(call.req, call.res, answer.data, { status, meta: answer.meta });
     },
   };
 }

@@ -75,8 +75,16 @@ export interface Route<B = unknown> {
   body?: SchemaName;
   /** The query parameters it takes; any other is 400 (http/query-params.ts). */
   query?: readonly string[];
-  /** The answer's `data` schema (an inline JSON Schema) and its status. */
-  response: { status: number; description: string; schema: Record<string, unknown> };
+  /**
+   * The answer's `data` schema (an inline JSON Schema) and its status; `bare` for the one kind of
+   * answer sent as it is, outside the envelope (a document tools read by its URL).
+   */
+  response: {
+    status: number;
+    description: string;
+    schema: Record<string, unknown>;
+    bare?: boolean;
+  };
   /** The error codes it may answer with, beyond the phases' own (which the table adds). */
   errors: readonly ErrorCode[];
   handle(call: Call<B>): Promise<Answer>;
