@@ -16,6 +16,7 @@ import { commandTable } from "../core/cli/command-table.ts";
 import { synopsis } from "../core/cli/command-spec.ts";
 import { freePort, run, runToEnd } from "./helpers/cli-process.ts";
 import { dumpDatabase } from "./helpers/database-dump.ts";
+import { docPage } from "./helpers/docs.ts";
 import {
   createTestDatabase,
   databaseTargets,
@@ -196,10 +197,8 @@ describe("sitevoice --help and the help of each group", function () {
   });
 });
 
-describe("the README's CLI table and the commands' help agree", () => {
-  const readme = fs.readFileSync(path.join(repo, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## CLI\n"), readme.indexOf("\n## Site files"));
-  const rows = section
+describe("the CLI page's table and the commands' help agree", () => {
+  const rows = docPage("docs/cli.md")
     .split("\n")
     .filter((line) => line.startsWith("| `"))
     .map((line) => /^\| `((?:[^`])+)`/.exec(line)?.[1]?.replace(/\\\|/g, "|"));

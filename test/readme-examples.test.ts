@@ -1,5 +1,7 @@
 /**
- * Every `curl` example of the README runs as written, in order, against a fresh `npm start`: the
+ * Every `curl` example of the documentation runs as written, in order (the README, then the pages
+ * of docs/ in the order of helpers/docs.ts, the README's "Documentation" list, so that a page's
+ * blocks can build on the pages before it), against a fresh `npm start`: the
  * real `sitevoice serve` on port 8787 (the port the examples name) with a new data folder and the
  * repository's `sites/`, the shell blocks run by bash from the repository's folder with `KEY` set
  * to the first key the service printed. Each call must answer in the envelope with a 2xx status,
@@ -7,7 +9,7 @@
  * call whose answer depends on what the service got to first, such as a crawl). A call announced
  * with a page or a script (`# → 200 html`, `# → 200 javascript`) answers that, not the envelope;
  * one announced as a stream (`# → 200 stream`, ended by `--max-time`) answers Server-Sent Events.
- * A body the README shows for a call (`# → {"success":true,…}` on the line under it, or after
+ * A body a page shows for a call (`# → {"success":true,…}` on the line under it, or after
  * the status on its own line) must be what the call answered (see helpers/shown-output.ts for
  * how `…` and the masking of ids and times read). A call that is an `until` loop's condition,
  * which waits for something (the first crawl), is checked by its last answer, the one the loop
@@ -19,14 +21,13 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { launchChromium, requireChromium } from "./helpers/browser.ts";
 import { run, serving, stop, type Run } from "./helpers/cli-process.ts";
+import { docPages, repo } from "./helpers/docs.ts";
 import { answeringRuns, readmeExamples, type Call } from "./helpers/readme-blocks.ts";
 import { differenceFrom, parseShown } from "./helpers/shown-output.ts";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
 const PORT = 8787;
 
 /**
@@ -63,11 +64,15 @@ function bash(
   });
 }
 
-const readme = () => fs.readFileSync(path.join(repo, "README.md"), "utf8");
+/** Every example of the documentation, in reading order, with the page it is on. */
+const examples = () =>
+  docPages().flatMap(({ page, text }) =>
+    readmeExamples(text).map((example) => ({ ...example, page })),
+  );
 
 /**
  * Checks one call's status and envelope (failing at once: the rest of the block is moot) and
- * answers how its body differs from the output the README shows, if it does.
+ * answers how its body differs from the output the page shows, if it does.
  */
 function checkCall(call: Call, status: number, body: string, where: string): string | undefined {
   if (call.raw !== undefined) {
@@ -91,14 +96,16 @@ const portFree = () =>
     server.listen(PORT, "0.0.0.0", () => server.close(() => resolve(true)));
   });
 
-describe("the README's curl examples", function () {
+describe("the documentation's curl examples", function () {
   this.timeout(120_000);
   let cwd: string;
   let service: Run | undefined;
 
   before(async function () {
     if (!(await portFree())) {
-      throw new Error(`port ${PORT} is taken: the README's examples need it for a fresh npm start`);
+      throw new Error(
+        `port ${PORT} is taken: the documentation's examples need it for a fresh npm start`,
+      );
     }
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-readme-"));
     service = run(["serve"], cwd, {
@@ -113,9 +120,10 @@ describe("the README's curl examples", function () {
   });
 
   it("finds at least five examples, calling /v1/sites, /query, /config, /token, /versions, /v1/leads and /v1/webhooks", () => {
-    const examples = readmeExamples(readme());
-    const all = examples.map((e) => e.script).join("\n");
-    expect(examples.length).to.be.at.least(5);
+    const all = examples()
+      .map((e) => e.script)
+      .join("\n");
+    expect(examples().length).to.be.at.least(5);
     const paths = [
       "/v1/sites",
       "/query",
@@ -131,20 +139,20 @@ describe("the README's curl examples", function () {
     ).to.deep.equal([]);
   });
 
-  // One scenario on purpose: the README's blocks build on each other (a site made in one is
-  // searched in the next), so they run in order, in one test. It reads on after a shown output
+  // One scenario on purpose: the documentation's blocks build on each other (a site made in one
+  // is searched in the next), so they run in order, in one test. It reads on after a shown output
   // differs, and reports every difference at once.
 
-  it("runs every example in order: each call answers with the status the README says and the output it shows", async () => {
+  it("runs every example in order: each call answers with the status its page says and the output it shows", async () => {
     const key = /(vk_test_[A-Za-z0-9_-]{32})/.exec(service!.output())?.[1];
     expect(key, service!.output()).to.be.a("string");
     const differences: string[] = [];
-    for (const example of readmeExamples(readme())) {
+    for (const example of examples()) {
       const record = fs.mkdtempSync(path.join(os.tmpdir(), "sitevoice-readme-calls-"));
       try {
         fs.writeFileSync(path.join(record, "statuses"), "");
         const result = await bash(example.script, { KEY: key!, RECORD: record });
-        const where = `README line ${example.line}:\n${example.script}\n${result.output}`;
+        const where = `${example.page} line ${example.line}:\n${example.script}\n${result.output}`;
         expect(result.code, where).to.equal(0);
         const statuses = fs
           .readFileSync(path.join(record, "statuses"), "utf8")
@@ -168,7 +176,7 @@ describe("the README's curl examples", function () {
             `call ${i + 1} of ${where}`,
           );
           if (difference !== undefined)
-            differences.push(`README line ${example.line}, call ${i + 1}: ${difference}`);
+            differences.push(`${example.page} line ${example.line}, call ${i + 1}: ${difference}`);
         });
       } finally {
         fs.rmSync(record, { recursive: true, force: true });

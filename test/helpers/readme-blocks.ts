@@ -1,16 +1,16 @@
 /**
- * The README's shell blocks that call the service: each curl command with the status its line
- * announces and the output the README shows for it (see shown-output.ts for how that is read),
- * and which of a block's runs of curl answers each.
+ * The shell blocks of a documentation page (README.md or a page of docs/) that call the service:
+ * each curl command with the status its line announces and the output the page shows for it (see
+ * shown-output.ts for how that is read), and which of a block's runs of curl answers each.
  */
 
-/** One curl command of a README block: what its line announces, and the output shown for it. */
+/** One curl command of a page's block: what its line announces, and the output shown for it. */
 export interface Call {
   /** The statuses it may answer, or undefined for any 2xx. */
   expected: number[] | undefined;
   /** Whether it answers a page, a script or a stream (`# → 200 html`), not the envelope. */
   raw: "html" | "javascript" | "stream" | undefined;
-  /** The body the README shows for it (`# → {…}` after it, or after its status), as written. */
+  /** The body the page shows for it (`# → {…}` after it, or after its status), as written. */
   shown: string | undefined;
   /**
    * Whether it is an `until` loop's condition (`until curl … | grep -q …; do sleep 1; done`),
@@ -19,9 +19,9 @@ export interface Call {
   repeated: boolean;
 }
 
-/** One shell block of the README that calls the service, with what each call must answer. */
+/** One shell block of a page that calls the service, with what each call must answer. */
 export interface Example {
-  /** The README line the block starts at, for messages. */
+  /** The page's line the block starts at, for messages. */
   line: number;
   script: string;
   calls: Call[];
@@ -41,7 +41,7 @@ function announced(text: string): Call {
   };
 }
 
-/** The README's ```sh blocks that hold a curl command, as written. */
+/** A page's ```sh blocks that hold a curl command, as written. */
 export function readmeExamples(text: string): Example[] {
   const examples: Example[] = [];
   for (const match of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {

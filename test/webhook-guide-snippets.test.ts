@@ -1,5 +1,5 @@
 /**
- * The README's verification snippets, run as written against real deliveries: the Node.js one
+ * The webhook guide's verification snippets, run as written against real deliveries: the Node.js one
  * imported from a file, the Python one run by python3. Each accepts a genuine delivery (with
  * either secret while a rotated one still signs) and refuses a changed body, a wrong secret and a
  * changed timestamp. The deliveries are verified by `standardwebhooks` too, so a snippet that
@@ -9,32 +9,33 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
 import { seal } from "../core/security/secret-box.ts";
 import { newWebhookSecret } from "../core/webhooks/webhook-signatures.ts";
+import { docPage } from "./helpers/docs.ts";
 import { addEndpoint } from "./helpers/webhook-endpoints.ts";
 import { webhookHarness, type Harness } from "./helpers/webhook-harness.ts";
 import { startReceiver, type Receiver, type Received } from "./helpers/webhook-receiver.ts";
 
 const run = promisify(execFile);
-const README = fileURLToPath(new URL("../README.md", import.meta.url));
+const GUIDE = "docs/webhooks.md";
 
-/** The README code block whose first line is `marker`. */
+/** The webhook guide's code block whose first line is `marker`. */
 function snippet(marker: string): string {
-  const text = fs.readFileSync(README, "utf8");
+  const text = docPage(GUIDE);
   for (const match of text.matchAll(/^```\w+\n([\s\S]*?)^```$/gm)) {
     const code = match[1] as string;
     if (code.startsWith(`${marker}\n`)) return code;
   }
-  throw new Error(`no README code block starts with ${marker}`);
+  throw new Error(`no code block of ${GUIDE} starts with ${marker}`);
 }
 
 type Verify = (secret: string, body: Buffer, headers: Record<string, string>) => Promise<boolean>;
 
-describe("the README's webhook verification snippets", function () {
+describe("the webhook guide's verification snippets", function () {
   this.timeout(30_000);
   let harness: Harness;
   let receiver: Receiver;
