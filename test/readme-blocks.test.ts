@@ -29,6 +29,11 @@ describe("the README's shell blocks, read for the README test", () => {
     expect(example?.calls[0]).to.deep.include({ expected: [200], raw: "javascript" });
   });
 
+  it("reads a JSON document answered as it is (the OpenAPI document), not the envelope", () => {
+    const [example] = readmeExamples(block(["curl -s x   # → 200 json"]));
+    expect(example?.calls[0]).to.deep.include({ expected: [200], raw: "json", shown: undefined });
+  });
+
   it("gives a shown output on a line of its own to the call before it", () => {
     const [example] = readmeExamples(
       block(["curl -s a", "curl -s b \\", "  -d '{}'", '# → {"success":true,…}']),

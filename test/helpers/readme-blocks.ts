@@ -8,8 +8,11 @@
 export interface Call {
   /** The statuses it may answer, or undefined for any 2xx. */
   expected: number[] | undefined;
-  /** Whether it answers a page, a script or a stream (`# → 200 html`), not the envelope. */
-  raw: "html" | "javascript" | "stream" | undefined;
+  /**
+   * Whether it answers a page, a script, a stream or a JSON document (`# → 200 html`, `# → 200
+   * json`: the OpenAPI document), not the envelope.
+   */
+  raw: "html" | "javascript" | "stream" | "json" | undefined;
   /** The body the page shows for it (`# → {…}` after it, or after its status), as written. */
   shown: string | undefined;
   /**
@@ -29,7 +32,7 @@ export interface Example {
 
 /** What an announcement (`# → 401`, `# → 200 html`, `# → {"success":true,…}`) says. */
 function announced(text: string): Call {
-  const match = /^(\d{3}(?:\s+or\s+\d{3})*)?\s*(?:(html|javascript|stream)\b)?\s*(.*)$/.exec(
+  const match = /^(\d{3}(?:\s+or\s+\d{3})*)?\s*(?:(html|javascript|stream|json)\b)?\s*(.*)$/.exec(
     text.trim(),
   );
   const rest = match?.[3] ?? "";
