@@ -3,7 +3,7 @@
  * domain as much as by the HTTP layer; the domain knows codes and meanings only, and
  * `core/http/error-status.ts` maps each code to its HTTP status and headers (so jobs and the
  * crawler throw the same errors without Express). A test keeps the registry, the statuses and the
- * README's error table equal.
+ * error table of docs/api/errors.md equal.
  */
 
 export type ErrorDetails = Record<string, unknown>;

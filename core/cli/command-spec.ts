@@ -1,7 +1,7 @@
 /**
  * What a CLI command declares, in one place: its words, arguments and options, what it does, an
  * example, and how to load its code. The dispatcher (dispatch.ts) parses and refuses by it and
- * answers `--help` from it; the help pages (help-text.ts) print it; the README's CLI table
+ * answers `--help` from it; the help pages (help-text.ts) print it; docs/cli.md's command table
  * repeats its usage line (a test keeps them equal).
  */
 import type { Settings } from "../settings.ts";

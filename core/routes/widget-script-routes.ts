@@ -1,5 +1,5 @@
 /**
- * `GET /widget.js`: the widget, the same file for every site (the README, "Embed the widget"). No
+ * `GET /widget.js`: the widget, the same file for every site (docs/widget.md, "Embed the widget"). No
  * auth, `Access-Control-Allow-Origin: *` and `Cross-Origin-Resource-Policy: cross-origin` (any
  * site may load it, also with `crossorigin` for Subresource Integrity), a strong ETag from its
  * content with 304 answers, five minutes of freshness and a day of stale-while-revalidate, and

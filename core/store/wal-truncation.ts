@@ -7,7 +7,7 @@
  * the file. It cannot finish while another connection (another process: a CLI command, a backup,
  * the sqlite3 shell) reads a snapshot from before the deletion; it then answers at once rather
  * than wait (a wait would block the event loop) and is owed: `truncateOwedWal` tries it again.
- * PostgreSQL and MySQL keep dead rows until their own vacuum and purge (the README says what an
+ * PostgreSQL and MySQL keep dead rows until their own vacuum and purge (docs/visitor-data.md says what an
  * operator runs): nothing to do here for them.
  */
 import type { Database } from "./database.ts";

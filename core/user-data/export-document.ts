@@ -1,7 +1,7 @@
 /**
  * The export of one visitor on one site: one JSON document with their sessions, the transcripts,
  * usage events and leads of those sessions (or of their fingerprint), a description of each
- * section's fields, and when it was generated. The README's "Export format" shows it.
+ * section's fields, and when it was generated. docs/visitor-data.md, "Export format", shows it.
  */
 import type { Store } from "../store/store.ts";
 

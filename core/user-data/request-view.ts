@@ -1,4 +1,4 @@
-/** A visitor data request as the API answers it (the README's "User data" section). */
+/** A visitor data request as the API answers it (docs/visitor-data.md). */
 import type { UserDataRequestRow } from "../store/repos/user-data-repo.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());

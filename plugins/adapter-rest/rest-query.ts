@@ -1,5 +1,5 @@
 /**
- * How a search becomes a REST URL (the README, "REST", and `neq` as `field__neq`): the
+ * How a search becomes a REST URL (docs/adapters-and-plugins.md, "REST", and `neq` as `field__neq`): the
  * collection's `source` appended to `baseUrl`, and in querystring mode the Django REST Framework
  * style parameters (`field=value`, `field__gt=value`, `field__in=a,b`, `q`, `ordering`, `limit`).
  * Values go through URLSearchParams, so whatever a visitor says is data, never URL syntax.

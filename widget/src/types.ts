@@ -1,4 +1,4 @@
-/** What the widget reads from the service (README "Widget endpoints") and keeps between pages. */
+/** What the widget reads from the service (docs/api/widget.md, "Widget endpoints") and keeps between pages. */
 import type { Strings } from "./strings.ts";
 
 export interface Appearance {

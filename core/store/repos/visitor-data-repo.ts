@@ -1,5 +1,5 @@
 /**
- * One visitor's data on one site, across the tables that hold it (the README's table of visitor
+ * One visitor's data on one site, across the tables that hold it (docs/visitor-data.md's table of visitor
  * data): read for an export, rewritten by an erasure. A visitor is their fingerprint on a site;
  * their sessions are the site's sessions with that fingerprint, and what refers to those sessions
  * (usage events, leads, transcripts, service events) is theirs.
