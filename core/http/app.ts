@@ -13,7 +13,6 @@ import { crawlerPageRoutes } from "../routes/crawler-page-routes.ts";
 import { crawlsRoutes } from "../routes/crawls-routes.ts";
 import { exampleApiRoutes } from "../routes/example-api-routes.ts";
 import { exampleSiteRoutes } from "../routes/example-site-routes.ts";
-import { healthRoutes } from "../routes/health-routes.ts";
 import { knowledgeRoutes } from "../routes/knowledge-routes.ts";
 import { leadsRoutes } from "../routes/leads-routes.ts";
 import { SITES_PATH, sitesRoutes } from "../routes/sites-routes.ts";
@@ -49,7 +48,8 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
   app.use(optionsHandler);
 
   const requireKey = apiKeyAuth(parts.keys, parts.limiters);
-  app.use(healthRoutes({ ...parts, lifecycle }));
+  // The route table (routes/table/): the routes moved into it so far.
+  app.use(mountRoutes(apiRoutes({ ...parts, lifecycle }), parts));
   app.use(crawlerPageRoutes());
   // Before the widget script's routes: an example website replaces the plain demo page.
   if (parts.settings.demo) app.use(exampleSiteRoutes());
@@ -74,8 +74,6 @@ export function createApp(parts: AppParts, lifecycle = new Lifecycle()): Express
     }),
   );
   app.use(widgetRoutes(parts, requireKey));
-  // The route table (routes/table/): the routes moved into it so far.
-  app.use(mountRoutes(apiRoutes(parts), parts));
   if (parts.settings.demo) app.use(exampleApiRoutes());
 
   app.use(notFoundHandler);

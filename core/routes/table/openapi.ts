@@ -149,16 +149,36 @@ function operation(route: Route, needed: Set<SchemaName>): Json {
       },
     },
   };
+  for (const other of route.response.also ?? []) {
+    responses[String(other.status)] = {
+      ...(responses[String(route.response.status)] as Json),
+      description: other.description,
+    };
+  }
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const code of [...route.errors, ...phaseErrors(route)]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = {
-      description: [...codes].map((code) => `\`${code}\`: ${errorCodes[code].meaning}`).join("; "),
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
-    };
+    const description = [...codes]
+      .map((code) => `\`${code}\`: ${errorCodes[code].meaning}`)
+      .join("; ");
+    const error = { $ref: "#/components/schemas/ErrorEnvelope" };
+    const answered = responses[String(status)] as
+      { description: string; content: { "application/json": { schema: Json } } } | undefined;
+    // A status answered both ways (a health check's 503 report, or a 503 error): either schema.
+    responses[String(status)] =
+      answered === undefined
+        ? { description, content: { "application/json": { schema: error } } }
+        : {
+            description: `${answered.description}; or ${description}`,
+            content: {
+              "application/json": {
+                schema: { oneOf: [answered.content["application/json"].schema, error] },
+              },
+            },
+          };
   }
   const parameters = [
     ...pathParams(route.path).map((name) => ({

@@ -10,7 +10,7 @@
  * - credential: the session's signature over the raw body (`signed`), the API key (`key:…`);
  * - limits: the route's own limits, and an API key's 1,000 a minute;
  * - parse: the body (the raw bytes a signature covered, or JSON), valid under the route's schema,
- *   and the query parameters the route takes;
+ *   and the query parameters the route takes (any other is 400 where a key may call);
  * - authorize: the key's scope, and for a route under `:siteId`, that the site is the key's;
  * - handler: the route's own work;
  * - envelope: its answer in the envelope, with the status it says (a `bare` answer as it is).
@@ -108,7 +108,11 @@ export function phases(parts: PhaseParts): Record<Phase, PhaseRun> {
     },
     async parse(route, passage) {
       const { call } = passage;
-      call.query = queryParams(call.req, route.query ?? []);
+      // The API's rule (a parameter it does not take is 400) on every route a key may call, and
+      // on any route that takes parameters; the widget's and health's paths ignore the rest.
+      if (route.query !== undefined || route.access.some(isKey)) {
+        call.query = queryParams(call.req, route.query ?? []);
+      }
       if (route.body === undefined) return;
       const body = Buffer.isBuffer(call.req.body)
         ? parseRawJson(call.req.headers["content-type"], call.req.body)

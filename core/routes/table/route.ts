@@ -84,6 +84,8 @@ export interface Route<B = unknown> {
     description: string;
     schema: Record<string, unknown>;
     bare?: boolean;
+    /** Other statuses answered with the same schema (a health check's 503), and when. */
+    also?: readonly { status: number; description: string }[];
   };
   /** The error codes it may answer with, beyond the phases' own (which the table adds). */
   errors: readonly ErrorCode[];
