@@ -14,7 +14,8 @@ import { serviceDocument } from "../core/routes/openapi-routes.ts";
 const file = fileURLToPath(new URL("../docs/openapi.json", import.meta.url));
 // The declarations only: no handler runs, so the routes need none of the service's parts.
 const document = serviceDocument(apiRoutes({} as ApiRouteParts));
-const text = await prettier.format(JSON.stringify(document), { parser: "json" });
+const options = (await prettier.resolveConfig(file)) ?? {};
+const text = await prettier.format(JSON.stringify(document), { ...options, filepath: file });
 const current = await readFile(file, "utf8").catch(() => "");
 
 if (process.argv.includes("--check")) {
