@@ -5,6 +5,10 @@
 // The modules find their files (prompt templates, example sites, the dashboard, the widget's
 // sources) by paths relative to themselves, so those folders are copied into dist/ where the
 // same relative paths reach them.
+//
+// tsc rewrites the sources' `.ts` import specifiers in the JavaScript it emits but not in the
+// declaration files, where a consumer's TypeScript would look for sources that are not shipped:
+// those are rewritten here to `.js`, which TypeScript maps to the `.d.ts` beside it.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -16,6 +20,18 @@ const ASSET_DIRS = ["templates", "sites", "dashboard", "examples", "widget/src"]
 fs.rmSync(`${root}dist`, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.build.json`], { stdio: "inherit" });
+rewriteDeclarationSpecifiers(`${root}dist`);
 for (const dir of ASSET_DIRS) {
   fs.cpSync(`${root}${dir}`, `${root}dist/${dir}`, { recursive: true, force: false });
+}
+
+/** `from "./x.ts"` and `import("./x.ts")` in every .d.ts under `dir` become `.js`. */
+function rewriteDeclarationSpecifiers(dir) {
+  for (const entry of fs.readdirSync(dir, { recursive: true })) {
+    if (!entry.endsWith(".d.ts")) continue;
+    const file = `${dir}/${entry}`;
+    const text = fs.readFileSync(file, "utf8");
+    const rewritten = text.replace(/((?:from|import\()\s*")(\.\.?\/[^"]*)\.ts"/g, '$1$2.js"');
+    if (rewritten !== text) fs.writeFileSync(file, rewritten);
+  }
 }
