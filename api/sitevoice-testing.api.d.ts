@@ -471,7 +471,17 @@ export declare function adapterConformanceCases(): ConformanceCase[];
 
 // core/host/testing/adapter-conformance.d.ts
 import { type ConformanceSubject } from "./adapter-conformance-cases.js";
-export declare function describeAdapterConformance(title: string, setup: () => Promise<ConformanceSubject>, teardown?: () => Promise<void>): void;
+type Hook = (fn: () => Promise<void>) => void;
+export interface ConformanceRunner {
+    describe: (title: string, body: () => void) => void;
+    it: (title: string, fn: () => Promise<void>) => void;
+    before?: Hook;
+    beforeAll?: Hook;
+    after?: Hook;
+    afterAll?: Hook;
+}
+export declare function describeAdapterConformance(title: string, setup: () => Promise<ConformanceSubject>, teardown?: () => Promise<void>, runner?: ConformanceRunner): void;
+export {};
 
 // core/host/testing/conformance-dataset.d.ts
 export interface ConformanceProduct {
@@ -520,6 +530,7 @@ export declare function exampleVoiceSessionRequest(overrides?: Partial<VoiceSess
 export { adapterConformanceCases, conformanceCollection, conformanceQuery, } from "./adapter-conformance-cases.js";
 export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance-cases.js";
 export { describeAdapterConformance } from "./adapter-conformance.js";
+export type { ConformanceRunner } from "./adapter-conformance.js";
 export { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.js";
 export type { ConformanceProduct } from "./conformance-dataset.js";
 export type { AdapterQuery, CollectionIntrospection, CollectionSpec, SearchResult, } from "../../search/search-types.js";
