@@ -12,18 +12,22 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const ASSET_DIRS = ["templates", "sites", "dashboard", "examples", "widget/src"];
+const ASSET_DIRS = ["templates", "sites", "dashboard", "examples"];
+/** The widget is bundled from its TypeScript sources at run time (core/widget/widget-bundle.ts). */
+const WIDGET_ENTRY = "widget/src/main.ts";
 
 fs.rmSync(`${root}dist`, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.build.json`], { stdio: "inherit" });
 rewriteDeclarationSpecifiers(`${root}dist`);
 for (const dir of ASSET_DIRS) {
-  fs.cpSync(`${root}${dir}`, `${root}dist/${dir}`, { recursive: true, force: false });
+  fs.cpSync(`${root}${dir}`, `${root}dist/${dir}`, { recursive: true });
 }
+copySourcesFrom(WIDGET_ENTRY);
 
 /** `from "./x.ts"` and `import("./x.ts")` in every .d.ts under `dir` become `.js`. */
 function rewriteDeclarationSpecifiers(dir) {
@@ -33,5 +37,17 @@ function rewriteDeclarationSpecifiers(dir) {
     const text = fs.readFileSync(file, "utf8");
     const rewritten = text.replace(/((?:from|import\()\s*")(\.\.?\/[^"]*)\.ts"/g, '$1$2.js"');
     if (rewritten !== text) fs.writeFileSync(file, rewritten);
+  }
+}
+
+/** `file` and every .ts module it reaches through relative imports, as sources into dist/. */
+function copySourcesFrom(file, copied = new Set()) {
+  if (copied.has(file)) return;
+  copied.add(file);
+  const text = fs.readFileSync(`${root}${file}`, "utf8");
+  fs.mkdirSync(path.dirname(`${root}dist/${file}`), { recursive: true });
+  fs.writeFileSync(`${root}dist/${file}`, text);
+  for (const [, specifier] of text.matchAll(/(?:from|import\()\s*"(\.\.?\/[^"]*\.ts)"/g)) {
+    copySourcesFrom(path.posix.join(path.posix.dirname(file), specifier), copied);
   }
 }
