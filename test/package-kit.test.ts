@@ -121,6 +121,30 @@ describe("docs/plugin-kit.md on the packed package (packs, builds and installs: 
     expect(runCommands.join("\n")).not.to.include("tsx");
   });
 
+  it("gives a TypeScript user the types, not any", async () => {
+    await writeFile(
+      path.join(folder, "types-check.ts"),
+      [
+        `import type { DataAdapter, Logger } from "sitevoice";`,
+        `import type { SqlConnector } from "sitevoice/sql";`,
+        `import { CONFORMANCE_DATASET } from "sitevoice/testing";`,
+        `export const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };`,
+        `export const count: number = CONFORMANCE_DATASET.length;`,
+        `// @ts-expect-error a number is no adapter`,
+        `export const adapter: DataAdapter = 5;`,
+        `export type Connector = SqlConnector;`,
+      ].join("\n"),
+    );
+    const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+    const options = "--noEmit --strict --module nodenext --skipLibCheck --lib es2023,dom";
+    await shell(`node ${tsc} ${options} types-check.ts`, folder);
+  });
+
+  it("runs the installed CLI from its build: it bundles the widget", async () => {
+    const output = await shell("npx --no-install sitevoice widget info", folder);
+    expect(output).to.match(/integrity\s+sha384-/);
+  });
+
   it("passes the conformance kit under node --test", async () => {
     const command = runCommands.find((line) => line.startsWith("node --test "));
     expect(command).to.be.a("string");
