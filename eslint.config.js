@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "data/", "core/types/generated/"] },
+  { ignores: ["node_modules/", "dist/", "data/", "core/types/generated/", "api/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

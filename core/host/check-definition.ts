@@ -4,7 +4,7 @@
  * compiled. Apart from the host so that the rules of a valid definition change in one place.
  */
 import type { ValidateFunction } from "ajv";
-import type { Logger } from "pino";
+import type { HostLogger } from "./logger.ts";
 import { PluginLoadError } from "./plugin-errors.ts";
 import { messageOf } from "../util/message-of.ts";
 import { PLUGIN_API_VERSION, pluginKinds } from "./plugin.ts";
@@ -38,7 +38,7 @@ export interface CheckedPlugin extends RegisteredPlugin {
 const namePattern = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /** The plugin `value` defines; throws PluginLoadError when it is not a usable plugin. */
-export function checkDefinition(value: unknown, source: string, logger: Logger): CheckedPlugin {
+export function checkDefinition(value: unknown, source: string, logger: HostLogger): CheckedPlugin {
   if (typeof value !== "object" || value === null) {
     throw new PluginLoadError(
       `${sourceLabel(source)}: default export is not a plugin definition (got ${show(value)})`,

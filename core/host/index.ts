@@ -35,6 +35,7 @@ export type {
 export { PluginHost } from "./plugin-host.ts";
 export type { RegisteredPlugin } from "./check-definition.ts";
 export type { PluginHostOptions } from "./plugin-host.ts";
+export type { HostLogger, LogMethod, Logger } from "./logger.ts";
 export type { PluginStatus, PluginSummary } from "./plugin-status.ts";
 export {
   PluginCallError,

@@ -8,7 +8,7 @@ import { Ajv } from "ajv";
 import type { ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
-import type { Logger } from "pino";
+import type { Logger } from "./logger.ts";
 import { addCustomFormats } from "../validation/formats.ts";
 import type { Problem } from "../validation/problems-error.ts";
 import { addErrorAnnotations, toProblems } from "../validation/to-problems.ts";

@@ -8,6 +8,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import type { Logger as PinoLogger } from "pino";
 import { definePlugin } from "./plugin.ts";
 import type { PluginContext } from "./plugin.ts";
 import { PluginLoadError } from "./plugin-errors.ts";
@@ -205,7 +206,9 @@ describe("PluginHost", () => {
       expect(contexts[0]?.fetch).to.equal(fakeFetch);
       expect(contexts[0]?.socket).to.equal(fakeSocket);
       expect(contexts[0]?.request).to.equal(fakeRequest);
-      expect(contexts[0]?.logger.bindings()).to.deep.equal({ plugin: "sink-inline" });
+      // The host is given pino, so the plugin's logger is pino's child named after it.
+      const pluginLogger = contexts[0]?.logger as PinoLogger | undefined;
+      expect(pluginLogger?.bindings()).to.deep.equal({ plugin: "sink-inline" });
     });
 
     it("hands plugins a fetch and a socket under the policy it was given", async () => {

@@ -8,7 +8,7 @@
  * from (plugin-source.ts), how their instances live and end (plugin-instances.ts) and the guard
  * they wear (guard-instance.ts) are modules of their own.
  */
-import type { Logger } from "pino";
+import type { HostLogger } from "./logger.ts";
 import { PluginCreateError, PluginLoadError } from "./plugin-errors.ts";
 import { messageOf } from "../util/message-of.ts";
 import type { PluginConfigIssue } from "./plugin-errors.ts";
@@ -27,7 +27,7 @@ import type { OutboundPolicy } from "../security/outbound-policy.ts";
 import type { OAuthAccessFor } from "./plugin-instances.ts";
 
 export interface PluginHostOptions {
-  logger: Logger;
+  logger: HostLogger;
   /**
    * Where plugins may connect: an OutboundPolicy, from which the host makes `context.fetch`
    * (guardedFetch) and `context.socket` (guardedSocket); or both made elsewhere (tests hand in
@@ -49,7 +49,7 @@ export interface PluginHostOptions {
 const globalKinds: readonly PluginKind[] = ["event-sink", "auth", "prompt-template"];
 
 export class PluginHost {
-  readonly #logger: Logger;
+  readonly #logger: HostLogger;
   readonly #network: PluginNetwork;
   #closing: Promise<void> | undefined;
   readonly #plugins = new Map<string, Registration>();

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import type { Logger } from "pino";
+import type { HostLogger } from "./logger.ts";
 import { PluginConfigError, PluginCreateError } from "./plugin-errors.ts";
 import {
   PLUGIN_CALL_DEADLINE_MS,
@@ -41,7 +41,7 @@ interface Slot {
 }
 
 export class PluginInstances {
-  readonly #logger: Logger;
+  readonly #logger: HostLogger;
   readonly #network: PluginNetwork;
   readonly #now: () => number;
   /**
@@ -65,7 +65,7 @@ export class PluginInstances {
 
   /** `network` and `now` are handed to every plugin in its PluginContext. */
   constructor(options: {
-    logger: Logger;
+    logger: HostLogger;
     network: PluginNetwork;
     now: () => number;
     limits?: ScopedInstanceLimits;

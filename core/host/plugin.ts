@@ -7,7 +7,7 @@ import type { GuardedRequest } from "../security/guarded-request.ts";
 import type { CallControl, CallEvents } from "./call-control.ts";
 import type { VoiceTool } from "./voice-tool.ts";
 import type { OAuthAccess, OAuthProvider } from "./oauth-contract.ts";
-import type { Logger } from "pino";
+import type { Logger } from "./logger.ts";
 import type {
   AdapterQuery,
   CollectionIntrospection,

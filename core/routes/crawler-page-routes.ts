@@ -4,7 +4,8 @@
  * the same for everyone.
  */
 import { Router } from "express";
-import { CRAWLER_PRODUCT, packageVersion } from "../intelligence/crawler/user-agent.ts";
+import { CRAWLER_PRODUCT } from "../intelligence/crawler/user-agent.ts";
+import { packageVersion } from "../util/package-version.ts";
 
 export const CRAWLER_PAGE_PATH = "/crawler";
 

@@ -5,14 +5,14 @@
  * tools (renderers, client generators, validators) read it by its URL. docs/openapi.json is the same document, committed
  * (`npm run gen:openapi`; `npm test` fails when it is stale).
  */
-import { createRequire } from "node:module";
 import { openApiDocument } from "./table/openapi.ts";
 import type { Route } from "./table/route.ts";
 
-const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+import { packageVersion } from "../util/package-version.ts";
 
 /** The document of `routes` as the service serves it. */
-export const serviceDocument = (routes: readonly Route[]) => openApiDocument(routes, version);
+export const serviceDocument = (routes: readonly Route[]) =>
+  openApiDocument(routes, packageVersion());
 
 export function openApiRoute(routes: () => readonly Route[]): Route {
   let document: Record<string, unknown> | undefined;

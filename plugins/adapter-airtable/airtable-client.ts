@@ -15,7 +15,7 @@
  */
 import { outboundRefusal, ResponseTooLargeError } from "sitevoice";
 import type { GuardedRequest, OAuthAccess, OutboundResponse } from "sitevoice";
-import type { Logger } from "pino";
+import type { Logger } from "sitevoice";
 import type { Answer } from "./airtable-schema.ts";
 
 /** The most of an answer read: a page of 100 records, or a large base's metadata. */

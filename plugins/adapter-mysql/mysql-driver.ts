@@ -9,7 +9,7 @@
  * A connection is discarded by destroying it, which removes it from the pool.
  */
 import type { Socket } from "node:net";
-import type { Logger } from "pino";
+import type { Logger } from "sitevoice";
 import mysql from "mysql2/promise";
 import type { SqlStatement, SqlValue } from "sitevoice/sql";
 import { messageOf, secretRedactor } from "sitevoice/sql";

@@ -7,7 +7,7 @@
  * A connection is discarded by releasing it with an error, so pg-pool drops and replaces it.
  */
 import type { Socket } from "node:net";
-import type { Logger } from "pino";
+import type { Logger } from "sitevoice";
 import pg from "pg";
 import type { SqlStatement, SqlValue } from "sitevoice/sql";
 import { codeOf, messageOf, parseConnectionUrl, secretRedactor } from "sitevoice/sql";

@@ -7,7 +7,7 @@
  */
 import { outboundRefusal, ResponseTooLargeError } from "sitevoice";
 import type { GuardedRequest, OutboundResponse } from "sitevoice";
-import type { Logger } from "pino";
+import type { Logger } from "sitevoice";
 
 /** The most of an answer read: a REST source is meant for small collections (under 500 items). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;

@@ -27,6 +27,7 @@ export const DOC_PAGES = [
   "docs/visitor-data.md",
   "docs/api/errors.md",
   "docs/adapters-and-plugins.md",
+  "docs/plugin-kit.md",
   "docs/production.md",
 ] as const;
 

@@ -7,6 +7,7 @@ import {
   type ConformanceSubject,
 } from "./adapter-conformance-cases.ts";
 import { CONFORMANCE_DATASET } from "./conformance-dataset.ts";
+import { describeAdapterConformance, type ConformanceRunner } from "./adapter-conformance.ts";
 
 /** An adapter that returns the whole dataset whatever it is asked: most cases must catch it. */
 const careless: DataAdapter = {
@@ -41,5 +42,26 @@ describe("the adapter conformance kit", () => {
     ]);
     // The first case only checks shape and counts, which this adapter gets right.
     expect(failed).not.to.include("an unknown field is refused before the backend is asked");
+  });
+
+  it("declares its cases with the runner it is given, as node:test needs", () => {
+    const declared: string[] = [];
+    const runner: ConformanceRunner = {
+      describe: (title, body) => {
+        declared.push(title);
+        body();
+      },
+      it: (title) => declared.push(title),
+      before: () => undefined,
+      after: () => undefined,
+    };
+    describeAdapterConformance(
+      "given runner",
+      async () => ({}) as ConformanceSubject,
+      undefined,
+      runner,
+    );
+    expect(declared[0]).to.equal("adapter conformance: given runner");
+    expect(declared.slice(1)).to.deep.equal(adapterConformanceCases().map((test) => test.title));
   });
 });

@@ -9,12 +9,16 @@
  *
  * It needs no test runner of its own: `adapterConformanceCases` (adapter-conformance-cases.ts)
  * returns plain async functions that throw on failure, and `describeAdapterConformance` hands
- * them to mocha's (or jest's) globals.
+ * them to mocha's (or jest's) globals, or to the runner it is given: node:test has no globals,
+ *
+ *   import { after, before, describe, it } from "node:test";
+ *   describeAdapterConformance("my adapter", setup, teardown, { describe, it, before, after });
  */
 import { adapterConformanceCases, type ConformanceSubject } from "./adapter-conformance-cases.ts";
 
 type Hook = (fn: () => Promise<void>) => void;
-interface RunnerGlobals {
+/** The test runner's functions: mocha's, jest's or node:test's. */
+export interface ConformanceRunner {
   describe: (title: string, body: () => void) => void;
   it: (title: string, fn: () => Promise<void>) => void;
   before?: Hook;
@@ -24,20 +28,20 @@ interface RunnerGlobals {
 }
 
 /**
- * Declares the suite with the test runner's globals (mocha or jest): `setup` runs once before the
- * cases, `teardown` once after.
+ * Declares the suite with `runner`, by default the test runner's globals (mocha or jest):
+ * `setup` runs once before the cases, `teardown` once after.
  */
 export function describeAdapterConformance(
   title: string,
   setup: () => Promise<ConformanceSubject>,
   teardown?: () => Promise<void>,
+  runner: ConformanceRunner = globalThis as unknown as ConformanceRunner,
 ): void {
-  const runner = globalThis as unknown as RunnerGlobals;
   const before = runner.before ?? runner.beforeAll;
   const after = runner.after ?? runner.afterAll;
   if (typeof runner.describe !== "function" || before === undefined || after === undefined) {
     throw new Error(
-      "describeAdapterConformance needs mocha or jest globals; use adapterConformanceCases",
+      "describeAdapterConformance needs mocha or jest globals, or node:test's functions as its runner",
     );
   }
   runner.describe(`adapter conformance: ${title}`, () => {

@@ -10,6 +10,7 @@ export {
 } from "./adapter-conformance-cases.ts";
 export type { ConformanceCase, ConformanceSubject } from "./adapter-conformance-cases.ts";
 export { describeAdapterConformance } from "./adapter-conformance.ts";
+export type { ConformanceRunner } from "./adapter-conformance.ts";
 export { CONFORMANCE_DATASET, CONFORMANCE_FIELDS } from "./conformance-dataset.ts";
 export type { ConformanceProduct } from "./conformance-dataset.ts";
 export type {

@@ -16,7 +16,7 @@
  *
  * A connector extends this with its dialect, its catalog queries, and a SqlDriver for the rest.
  */
-import type { Logger } from "pino";
+import type { Logger } from "../../host/logger.ts";
 import { InFlight } from "../../util/in-flight.ts";
 import type { SqlStatement } from "./build-search.ts";
 import type { SqlDialect } from "./dialect.ts";
